@@ -1,0 +1,112 @@
+// kernels.cpp — instantiates the base kernels for the whole (op x kernel
+// type) matrix from the two lists in type_list.h.
+#include "base/kernels.h"
+
+#include <array>
+#include <cstring>
+
+#include "base/type_list.h"
+
+namespace opf::base {
+namespace {
+
+// out[i] = in1[i] op in2[i]. Element-wise with out == in1 or out == in2
+// allowed: each element is read before it is written, so the loop carries no
+// dependence and may be vectorised.
+template <class Op, class T>
+void kernel3(const void *in1, const void *in2, void *out, opf_count_t n)
+{
+    auto a = static_cast<const unsigned char *>(in1);
+    auto b = static_cast<const unsigned char *>(in2);
+    auto o = static_cast<unsigned char *>(out);
+#if defined(__clang__)
+#pragma clang loop vectorize(assume_safety)
+#elif defined(__GNUC__)
+#pragma GCC ivdep
+#endif
+    for (opf_count_t i = 0; i < n; ++i) {
+        const std::size_t at = std::size_t(i) * sizeof(T);
+        store(o + at, Op::apply(load<T>(a + at), load<T>(b + at)));
+    }
+}
+
+template <class Op, class T>
+void kernel2(const void *in, void *inout, opf_count_t n)
+{
+    kernel3<Op, T>(in, inout, inout, n);
+}
+
+
+template <class Op, class T> constexpr SlotKernels slot()
+{
+    if constexpr (!Op::template defined<T> || !is_supported<T>)
+        return {};
+    else if constexpr (std::is_same_v<Op, OpNoOp>)
+        return {[](const void *, void *, opf_count_t) {},
+                [](const void *, const void *in2, void *out, opf_count_t n) {
+                    if (out != in2) std::memcpy(out, in2, std::size_t(n) * sizeof(T));
+                }};
+    else if constexpr (std::is_same_v<Op, OpReplace>)
+        return {[](const void *in, void *inout, opf_count_t n) {
+                    if (inout != in) std::memcpy(inout, in, std::size_t(n) * sizeof(T));
+                },
+                [](const void *in1, const void *, void *out, opf_count_t n) {
+                    if (out != in1) std::memcpy(out, in1, std::size_t(n) * sizeof(T));
+                }};
+    else
+        return {&kernel2<Op, T>, &kernel3<Op, T>};
+}
+
+template <class Op, std::size_t... K>
+constexpr std::array<SlotKernels, OPF_KT_COUNT> op_row(std::index_sequence<K...>)
+{
+    return {slot<Op, at_t<K, KernelTypes>>()...};
+}
+
+template <std::size_t... O>
+constexpr std::array<std::array<SlotKernels, OPF_KT_COUNT>, OPF_OPID_COUNT>
+make_table(std::index_sequence<O...>)
+{
+    return {op_row<at_t<O, Ops>>(std::make_index_sequence<OPF_KT_COUNT>{})...};
+}
+
+constexpr auto table = make_table(std::make_index_sequence<OPF_OPID_COUNT>{});
+
+template <std::size_t... K>
+constexpr std::array<int, OPF_KT_COUNT> sizes(std::index_sequence<K...>)
+{
+    return {int(sizeof(at_t<K, KernelTypes>))...};
+}
+template <std::size_t... K>
+constexpr std::array<int, OPF_KT_COUNT> alignments(std::index_sequence<K...>)
+{
+    return {int(alignof(at_t<K, KernelTypes>))...};
+}
+template <class V, class I> constexpr int data_size(Pair<V, I> *) { return sizeof(V) + sizeof(I); }
+template <class T> constexpr int data_size(T *) { return sizeof(T); }
+template <std::size_t... K>
+constexpr std::array<int, OPF_KT_COUNT> data_sizes(std::index_sequence<K...>)
+{
+    return {data_size(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
+}
+template <std::size_t... K>
+constexpr std::array<bool, OPF_KT_COUNT> supported(std::index_sequence<K...>)
+{
+    return {is_supported<at_t<K, KernelTypes>>...};
+}
+constexpr auto extent_of = sizes(std::make_index_sequence<OPF_KT_COUNT>{});
+constexpr auto alignment_of = alignments(std::make_index_sequence<OPF_KT_COUNT>{});
+constexpr auto data_size_of = data_sizes(std::make_index_sequence<OPF_KT_COUNT>{});
+constexpr auto supported_of = supported(std::make_index_sequence<OPF_KT_COUNT>{});
+
+} // namespace
+
+const SlotKernels &kernels(int op_id, int kernel_type) { return table[op_id][kernel_type]; }
+int kernel_type_extent(int kt) { return extent_of[kt]; }
+int kernel_type_alignment(int kt) { return alignment_of[kt]; }
+int kernel_type_data_size(int kt) { return data_size_of[kt]; }
+bool kernel_type_supported(int kt) { return supported_of[kt]; }
+const char *kernel_type_name(int kt) { return kernel_type_names[kt]; }
+const char *op_name(int op_id) { return op_names[op_id]; }
+
+} // namespace opf::base

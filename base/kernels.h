@@ -1,0 +1,26 @@
+// kernels.h — the base provider: a correct default kernel for every valid
+// (op, kernel type) slot, generated from semantics.h.
+#pragma once
+
+#include <opframe/component.h>
+
+namespace opf::base {
+
+struct SlotKernels {
+    opf_kernel2_fn *fn2 = nullptr;   // both null: no such slot
+    opf_kernel3_fn *fn3 = nullptr;
+};
+
+// Indexed [op id][kernel type]; op id 0 (OP_NULL) has no slots.
+const SlotKernels &kernels(int op_id, int kernel_type);
+
+// Bytes between consecutive elements, and alignment, of a kernel type.
+int kernel_type_extent(int kernel_type);
+int kernel_type_alignment(int kernel_type);
+// Bytes of data in one element (MPI's type size: a pair counts its members, not its padding).
+int kernel_type_data_size(int kernel_type);
+bool kernel_type_supported(int kernel_type);
+const char *kernel_type_name(int kernel_type);
+const char *op_name(int op_id);
+
+} // namespace opf::base

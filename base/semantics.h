@@ -1,0 +1,203 @@
+// semantics.h — the scalar definition of every predefined op: the one place
+// where each rule of DESIGN.md's "Semantics, decided once" is written.
+// Every kernel (base, SIMD, device) must reproduce these results bit for bit.
+//
+// Each op is a functor with
+//   template <class T> static constexpr bool defined;   // is (op, T) a slot?
+//   template <class T> static T apply(T left, T right); // left = in, right = inout
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstring>
+#include <type_traits>
+
+#include "base/storage.h"
+
+namespace opf::base {
+
+// ---- type categories --------------------------------------------------------
+template <class T> inline constexpr bool is_integer =
+    std::is_integral_v<T> && !std::is_same_v<T, bool>;
+#ifdef __SIZEOF_INT128__
+template <> inline constexpr bool is_integer<__int128> = true;
+#endif
+
+template <class T> inline constexpr bool is_real =
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+#ifdef __SIZEOF_FLOAT128__
+template <> inline constexpr bool is_real<__float128> = true;
+#endif
+
+template <class T> inline constexpr bool is_complex = false;
+template <class R> inline constexpr bool is_complex<Complex<R>> = true;
+
+template <class T> inline constexpr bool is_pair = false;
+template <class V, class I> inline constexpr bool is_pair<Pair<V, I>> = true;
+
+template <class T> concept Integer = is_integer<T>;
+template <class T> concept Real = is_real<T>;
+template <class T> concept Arithmetic = Integer<T> || Real<T> || is_complex<T>;
+template <class T> concept Ordered = Integer<T> || Real<T>;
+
+// ---- helpers ---------------------------------------------------------------
+// Integer arithmetic wraps: compute in the unsigned type of the promoted
+// operand (uint16 * uint16 would otherwise overflow a signed int).
+template <class T> struct Wrap { using type = std::make_unsigned_t<decltype(+T{})>; };
+#ifdef __SIZEOF_INT128__
+template <> struct Wrap<__int128> { using type = unsigned __int128; };
+#endif
+template <Integer T> using WrapType = typename Wrap<T>::type;
+
+template <class T> inline bool is_nan(T x) { return x != x; }
+
+template <class T> inline bool sign_bit(T x)
+{
+    if constexpr (std::is_floating_point_v<T>)
+        return std::signbit(x);
+    else {  // binary128: the sign is the top bit of the last byte (little endian)
+        unsigned char bytes[sizeof x];
+        std::memcpy(bytes, &x, sizeof x);
+        return bytes[sizeof x - 1] & 0x80;
+    }
+}
+
+// MAX on an ordered value: NaN wins, +0 beats -0.
+template <class T> inline T max_value(T a, T b)
+{
+    if (a > b) return a;
+    if (b > a) return b;
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return sign_bit(a) ? b : a;   // equal: only the sign of a zero can differ
+}
+template <class T> inline T min_value(T a, T b)
+{
+    if (a < b) return a;
+    if (b < a) return b;
+    if (is_nan(a)) return a;
+    if (is_nan(b)) return b;
+    return sign_bit(a) ? a : b;
+}
+
+// float16 / bfloat16: widen to float, compute, round once.
+template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+template <Narrow T> inline T narrow(float f)
+{
+    if constexpr (std::is_same_v<T, Half>) return to_half(f);
+    else return to_bfloat16(f);
+}
+template <Narrow T, class F> inline T in_float(T a, T b, F f)
+{
+    return narrow<T>(f(to_float(a), to_float(b)));
+}
+
+// ---- the ops ----------------------------------------------------------------
+struct OpNull {   // placeholder for id 0: defines nothing
+    template <class T> static constexpr bool defined = false;
+    template <class T> static T apply(T, T b) { return b; }
+};
+
+struct OpMax {
+    template <class T> static constexpr bool defined = Ordered<T>;
+    template <class T> static T apply(T a, T b)
+    {
+        if constexpr (Narrow<T>) return in_float(a, b, max_value<float>);
+        else return max_value(a, b);
+    }
+};
+
+struct OpMin {
+    template <class T> static constexpr bool defined = Ordered<T>;
+    template <class T> static T apply(T a, T b)
+    {
+        if constexpr (Narrow<T>) return in_float(a, b, min_value<float>);
+        else return min_value(a, b);
+    }
+};
+
+struct OpSum {
+    template <class T> static constexpr bool defined = Arithmetic<T>;
+    template <class T> static T apply(T a, T b)
+    {
+        if constexpr (Integer<T>) return T(WrapType<T>(a) + WrapType<T>(b));
+        else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return x + y; });
+        else if constexpr (is_complex<T>) return {a.re + b.re, a.im + b.im};
+        else return a + b;
+    }
+};
+
+struct OpProd {
+    template <class T> static constexpr bool defined = Arithmetic<T>;
+    template <class T> static T apply(T a, T b)
+    {
+        if constexpr (Integer<T>) return T(WrapType<T>(a) * WrapType<T>(b));
+        else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return x * y; });
+        // (a+bi)(c+di) = (ac-bd) + (ad+bc)i exactly as written: no FMA (the
+        // kernels build with -ffp-contract=off), no Annex G NaN recovery.
+        else if constexpr (is_complex<T>) return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+        else return a * b;
+    }
+};
+
+// Logical ops: non-zero is true, the result is 1 or 0.
+struct OpLand {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T((a != 0) & (b != 0)); }
+};
+struct OpLor {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T((a != 0) | (b != 0)); }
+};
+struct OpLxor {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T((a != 0) != (b != 0)); }
+};
+
+struct OpBand {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T(a & b); }
+};
+struct OpBor {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T(a | b); }
+};
+struct OpBxor {
+    template <class T> static constexpr bool defined = Integer<T>;
+    template <class T> static T apply(T a, T b) { return T(a ^ b); }
+};
+
+// MAXLOC / MINLOC (MPI 4.9.3): the value follows MAX / MIN (NaN and signed
+// zero rules included); on equal values, or two NaNs, the smaller index wins;
+// a lone NaN brings its own index.
+template <bool IsMax> struct OpLoc {
+    template <class T> static constexpr bool defined = is_pair<T>;
+    template <class T> static T apply(T a, T b)
+    {
+        const bool a_first = IsMax ? a.value > b.value : a.value < b.value;
+        const bool b_first = IsMax ? b.value > a.value : b.value < a.value;
+        if (a_first) return a;
+        if (b_first) return b;
+        if (is_nan(a.value) != is_nan(b.value)) return is_nan(a.value) ? a : b;
+        T r;
+        std::memset(&r, 0, sizeof r);   // keep padding bytes defined
+        r.value = IsMax ? max_value(a.value, b.value) : min_value(a.value, b.value);
+        r.index = b.index < a.index ? b.index : a.index;
+        return r;
+    }
+};
+using OpMaxloc = OpLoc<true>;
+using OpMinloc = OpLoc<false>;
+
+// REPLACE gives the left operand, NO_OP the right one (2-buffer: inout = in,
+// and inout unchanged).
+struct OpReplace {
+    template <class T> static constexpr bool defined = true;
+    template <class T> static T apply(T a, T) { return a; }
+};
+struct OpNoOp {
+    template <class T> static constexpr bool defined = true;
+    template <class T> static T apply(T, T b) { return b; }
+};
+
+} // namespace opf::base

@@ -1,0 +1,56 @@
+// type_list.h — the two lists the (op x kernel type) matrix is generated
+// from: the kernel types in OPF_KT_* order and the op functors in OPF_OPID_*
+// order. Adding a type or an op means adding it here (and to the enums).
+#pragma once
+
+#include <cstddef>
+#include <utility>
+
+#include <opframe/component.h>
+#include "base/semantics.h"
+
+namespace opf::base {
+
+template <class... T> struct TypeList {
+    static constexpr std::size_t size = sizeof...(T);
+};
+
+template <std::size_t I, class List> struct At;
+template <std::size_t I, class H, class... T> struct At<I, TypeList<H, T...>> : At<I - 1, TypeList<T...>> {};
+template <class H, class... T> struct At<0, TypeList<H, T...>> { using type = H; };
+template <std::size_t I, class List> using at_t = typename At<I, List>::type;
+
+// Indexed by OPF_KT_*.
+using KernelTypes = TypeList<
+    int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t,
+    Int128,
+    Half, BFloat16, float, double, long double, Float128,
+    Complex<float>, Complex<double>, Complex<long double>,
+    Pair<float, int>, Pair<double, int>, Pair<long, int>, Pair<int, int>,
+    Pair<short, int>, Pair<long double, int>, Pair<float, float>, Pair<double, double>>;
+static_assert(KernelTypes::size == OPF_KT_COUNT, "KernelTypes must follow the OPF_KT_* enum");
+
+inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
+    "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64",
+    "INT128",
+    "FLOAT16", "BFLOAT16", "FLOAT", "DOUBLE", "LONG_DOUBLE", "FLOAT128",
+    "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "C_LONG_DOUBLE_COMPLEX",
+    "FLOAT_INT", "DOUBLE_INT", "LONG_INT", "2INT",
+    "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE"};
+
+// Indexed by OPF_OPID_*.
+using Ops = TypeList<
+    OpNull, OpMax, OpMin, OpSum, OpProd, OpLand, OpBand, OpLor, OpBor,
+    OpLxor, OpBxor, OpMaxloc, OpMinloc, OpReplace, OpNoOp>;
+static_assert(Ops::size == OPF_OPID_COUNT, "Ops must follow the OPF_OPID_* enum");
+
+inline constexpr const char *op_names[OPF_OPID_COUNT] = {
+    "OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR", "BOR",
+    "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
+
+// Whether a kernel type is usable on this build (binary128 / int128 exist).
+template <class T> inline constexpr bool is_supported =
+    !std::is_same_v<T, Int128> || is_integer<T>;
+template <> inline constexpr bool is_supported<Float128> = is_real<Float128>;
+
+} // namespace opf::base

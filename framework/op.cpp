@@ -1,0 +1,99 @@
+// op.cpp — the mixed kernel table and the user-op API.
+#include "framework/op.h"
+
+#include <memory>
+
+#include "base/kernels.h"
+#include "framework/error.h"
+#include "framework/handles.h"
+#include "framework/runtime.h"
+
+namespace opf {
+
+OpTable op_table;
+
+void load_base_table()
+{
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            const base::SlotKernels &k = base::kernels(op, kt);
+            Slot &s = op_table[op][OPF_MEM_HOST][kt];
+            s.two = {{k.fn2, k.fn2 ? "base" : nullptr, 0}, nullptr, 0};
+            s.three = {{k.fn3, k.fn3 ? "base" : nullptr, 0}, nullptr, 0};
+        }
+}
+
+namespace {
+HandleTable<UserOp> &user_ops()
+{
+    static HandleTable<UserOp> table;
+    return table;
+}
+
+int create(opf_user_function *fn, opf_user_function_c *fn_c, int commute, opf_op_t *op, const char *function)
+{
+    if (!fn && !fn_c) return fail(OPF_ERR_ARG, "%s: the user function is NULL", function);
+    if (!op) return fail(OPF_ERR_ARG, "%s: op is NULL", function);
+    if (int rc = ensure_initialized()) return rc;
+    auto u = std::make_unique<UserOp>();
+    u->fn = fn;
+    u->fn_c = fn_c;
+    u->commutative = commute != 0;
+    const uintptr_t h = user_ops().insert(std::move(u));
+    if (!h) return fail(OPF_ERR_NO_MEM, "%s: no memory for a new op", function);
+    *op = reinterpret_cast<opf_op_t>(h);
+    return OPF_SUCCESS;
+}
+} // namespace
+
+const UserOp *find_user_op(opf_op_t op) { return user_ops().lookup(reinterpret_cast<uintptr_t>(op)); }
+
+void release_all_user_ops() { user_ops().clear(); }
+
+} // namespace opf
+
+using namespace opf;
+
+OPF_API int opf_op_create(opf_user_function *function, int commute, opf_op_t *op)
+{
+    return create(function, nullptr, commute, op, "opf_op_create");
+}
+
+OPF_API int opf_op_create_c(opf_user_function_c *function, int commute, opf_op_t *op)
+{
+    return create(nullptr, function, commute, op, "opf_op_create_c");
+}
+
+OPF_API int opf_op_free(opf_op_t *op)
+{
+    if (!op) return fail(OPF_ERR_ARG, "opf_op_free: op is NULL");
+    if (*op == OPF_OP_NULL) return fail(OPF_ERR_OP, "opf_op_free: op is OP_NULL");
+    if (int id = predefined_op_id(*op))
+        return fail(OPF_ERR_OP, "opf_op_free: %s is predefined and cannot be freed", base::op_name(id));
+    if (!user_ops().release(reinterpret_cast<uintptr_t>(*op)))
+        return fail(OPF_ERR_OP, "opf_op_free: op is freed or invalid");
+    *op = OPF_OP_NULL;
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_op_commutative(opf_op_t op, int *commute)
+{
+    if (!commute) return fail(OPF_ERR_ARG, "opf_op_commutative: commute is NULL");
+    if (int id = predefined_op_id(op)) {
+        // a REPLACE b = a and a NO_OP b = b: the only predefined ops whose
+        // operands cannot be swapped.
+        *commute = id != OPF_OPID_REPLACE && id != OPF_OPID_NO_OP;
+        return OPF_SUCCESS;
+    }
+    const UserOp *u = find_user_op(op);
+    if (!u) return fail(OPF_ERR_OP, "opf_op_commutative: op is null, freed or invalid");
+    *commute = u->commutative;
+    return OPF_SUCCESS;
+}
+
+OPF_API const char *opf_op_name(opf_op_t op)
+{
+    if (op == OPF_OP_NULL) return "OP_NULL";
+    if (int id = predefined_op_id(op)) return base::op_name(id);
+    return find_user_op(op) ? "user" : nullptr;
+}

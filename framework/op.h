@@ -1,0 +1,71 @@
+// op.h — ops as the reduction path sees them: predefined ops are their id
+// and a row of the mixed kernel table; user ops are a callback.
+#pragma once
+
+#include <cstdint>
+
+#include <opframe/component.h>
+
+namespace opf {
+
+// One half (2- or 3-buffer) of a table slot: the kernel that serves it and
+// who provided it. `larger` lists offers that take over from a minimum count
+// on (a device or threaded kernel that only pays off for large counts).
+template <class Fn> struct Offer {
+    Fn *fn = nullptr;
+    const char *provider = nullptr;
+    opf_count_t min_count = 0;
+};
+
+template <class Fn> struct SlotHalf {
+    Offer<Fn> offer;                  // serves counts below every larger offer
+    const Offer<Fn> *larger = nullptr;  // sorted by min_count, descending; ends with fn == nullptr
+    int n_larger = 0;
+
+    Fn *pick(opf_count_t count) const
+    {
+        if (!larger) [[likely]] return offer.fn;
+        for (int i = 0; i < n_larger; ++i)
+            if (count >= larger[i].min_count) return larger[i].fn;
+        return offer.fn;
+    }
+    const Offer<Fn> &offer_for(opf_count_t count) const
+    {
+        for (int i = 0; i < n_larger; ++i)
+            if (count >= larger[i].min_count) return larger[i];
+        return offer;
+    }
+};
+
+struct Slot {
+    SlotHalf<opf_kernel2_fn> two;
+    SlotHalf<opf_kernel3_fn> three;
+};
+
+// The mixed table: for each predefined op, memory kind and kernel type.
+using OpTable = Slot[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+extern OpTable op_table;
+
+// Fills every slot of op_table from the base (init).
+void load_base_table();
+
+struct UserOp {
+    opf_user_function *fn = nullptr;
+    opf_user_function_c *fn_c = nullptr;
+    bool commutative = true;
+};
+
+// A predefined op id (1 .. OPF_OPID_COUNT-1), or 0 when `op` is not predefined.
+inline int predefined_op_id(opf_op_t op)
+{
+    const auto h = reinterpret_cast<uintptr_t>(op);
+    return h - 1 < OPF_OPID_COUNT - 1 ? int(h) : 0;
+}
+
+// The user op of a handle, or nullptr.
+const UserOp *find_user_op(opf_op_t op);
+
+// Invalidates every user op (finalize).
+void release_all_user_ops();
+
+} // namespace opf

@@ -1,0 +1,171 @@
+// reduce.cpp — opf_reduce_local and opf_reduce_local3: check the call in
+// O(1) without allocating, then make one indirect call per contiguous run.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "framework/datatype.h"
+#include "framework/error.h"
+#include "framework/op.h"
+#include "framework/params.h"
+#include "framework/runtime.h"
+
+namespace opf {
+namespace {
+
+using Bytes = unsigned char;
+
+struct Call {
+    int op_id;              // predefined op, or 0 for a user op
+    const UserOp *user;
+    const Datatype *type;
+};
+
+// Validates handles and count, in the documented order. Every failure names
+// the call, the op and the type.
+inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count, Call &c)
+{
+    if (int rc = ensure_initialized()) [[unlikely]] return rc;
+    c.op_id = predefined_op_id(op);
+    c.user = c.op_id ? nullptr : find_user_op(op);
+    if (!c.op_id && !c.user) [[unlikely]]
+        return fail_call(OPF_ERR_OP, function, op, datatype, "the op is null, freed or invalid");
+    c.type = find_type(datatype);
+    if (!c.type) [[unlikely]]
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is null, freed or invalid");
+    if (!c.type->committed) [[unlikely]]
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not committed");
+    if (!c.type->supported) [[unlikely]]
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not supported by this build");
+    if (count < 0) [[unlikely]]
+        return fail_call(OPF_ERR_COUNT, function, op, datatype, "negative count %lld", (long long)count);
+    if (c.op_id && !(c.type->valid_ops & op_bit(c.op_id))) [[unlikely]]
+        return fail_call(OPF_ERR_OP, function, op, datatype,
+                         c.type->kernel_type < 0 ? "a predefined op needs one basic type; this type mixes several"
+                                                 : "the op is not defined for this datatype");
+    opf_aint_t bytes;
+    if (__builtin_mul_overflow(count, std::max<opf_aint_t>(c.type->extent, c.type->true_ub), &bytes)) [[unlikely]]
+        return fail_call(OPF_ERR_COUNT, function, op, datatype, "count %lld overflows the address space",
+                         (long long)count);
+    return OPF_SUCCESS;
+}
+
+const Slot &slot(int op_id, int kernel_type) { return op_table[op_id][OPF_MEM_HOST][kernel_type]; }
+
+// Predefined op, 2-buffer, on any datatype.
+void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t)
+{
+    if (t.dense) [[likely]] {
+        const opf_count_t n = count * t.basic_per_item;
+        slot(op_id, t.kernel_type).two.pick(n)(in, inout, n);
+        return;
+    }
+    for (opf_count_t i = 0; i < count; ++i)
+        for (const Block &b : t.blocks) {
+            const opf_aint_t at = i * t.extent + b.offset;
+            slot(op_id, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
+        }
+}
+
+// Predefined op, 3-buffer, on any datatype.
+void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count, const Datatype &t)
+{
+    if (t.dense) [[likely]] {
+        const opf_count_t n = count * t.basic_per_item;
+        slot(op_id, t.kernel_type).three.pick(n)(in1, in2, out, n);
+        return;
+    }
+    for (opf_count_t i = 0; i < count; ++i)
+        for (const Block &b : t.blocks) {
+            const opf_aint_t at = i * t.extent + b.offset;
+            slot(op_id, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
+        }
+}
+
+// User op: inoutvec = invec op inoutvec. An int callback gets at most
+// params.user_int_limit items per call (MPI 4: the lengths sum to count).
+void call_user(const UserOp &u, const Bytes *in, Bytes *inout, opf_count_t count, opf_datatype_t datatype,
+               const Datatype &t)
+{
+    opf_datatype_t handle = datatype;
+    void *invec = const_cast<Bytes *>(in);   // MPI's callback signature is not const
+    if (u.fn_c) {
+        opf_count_t len = count;
+        u.fn_c(invec, inout, &len, &handle);
+        return;
+    }
+    for (opf_count_t done = 0; done < count;) {
+        int len = int(std::min<opf_count_t>(count - done, params.user_int_limit));
+        const opf_aint_t at = done * t.extent;
+        u.fn(static_cast<Bytes *>(invec) + at, inout + at, &len, &handle);
+        done += len;
+    }
+}
+
+// out = in1 op in2 with a user op: out receives in2, then the callback folds
+// in1 into it. When out is in1, in1 is saved first.
+int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count,
+               opf_op_t op, opf_datatype_t datatype, const Datatype &t)
+{
+    if (out == in2) {
+        call_user(u, in1, out, count, datatype, t);
+        return OPF_SUCCESS;
+    }
+    if (out != in1) {
+        apply2(OPF_OPID_REPLACE, in2, out, count, t);
+        call_user(u, in1, out, count, datatype, t);
+        return OPF_SUCCESS;
+    }
+    const opf_aint_t span_lo = t.true_lb + std::min<opf_aint_t>(0, (count - 1) * t.extent);
+    const opf_aint_t span_hi = t.true_ub + std::max<opf_aint_t>(0, (count - 1) * t.extent);
+    auto *saved = static_cast<Bytes *>(std::malloc(std::size_t(span_hi - span_lo)));
+    if (!saved)
+        return fail_call(OPF_ERR_NO_MEM, "opf_reduce_local3", op, datatype,
+                         "no memory to save in1 (%lld bytes) while out aliases it", (long long)(span_hi - span_lo));
+    std::memcpy(saved, in1 + span_lo, std::size_t(span_hi - span_lo));
+    apply2(OPF_OPID_REPLACE, in2, out, count, t);
+    call_user(u, saved - span_lo, out, count, datatype, t);
+    std::free(saved);
+    return OPF_SUCCESS;
+}
+
+} // namespace
+} // namespace opf
+
+using namespace opf;
+
+OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                             opf_op_t op)
+{
+    Call c;
+    if (int rc = check_call("opf_reduce_local", op, datatype, count, c)) [[unlikely]] return rc;
+    if (count == 0) return OPF_SUCCESS;
+    if (!inbuf || !inoutbuf) [[unlikely]]
+        return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "%s is NULL with count %lld",
+                         inbuf ? "inoutbuf" : "inbuf", (long long)count);
+    auto in = static_cast<const Bytes *>(inbuf);
+    auto inout = static_cast<Bytes *>(inoutbuf);
+    if (c.user) [[unlikely]]
+        call_user(*c.user, in, inout, count, datatype, *c.type);
+    else
+        apply2(c.op_id, in, inout, count, *c.type);
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
+                              opf_datatype_t datatype, opf_op_t op)
+{
+    Call c;
+    if (int rc = check_call("opf_reduce_local3", op, datatype, count, c)) [[unlikely]] return rc;
+    if (count == 0) return OPF_SUCCESS;
+    if (!in1 || !in2 || !out) [[unlikely]]
+        return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "%s is NULL with count %lld",
+                         !in1 ? "in1" : !in2 ? "in2" : "out", (long long)count);
+    auto a = static_cast<const Bytes *>(in1);
+    auto b = static_cast<const Bytes *>(in2);
+    auto o = static_cast<Bytes *>(out);
+    if (c.user) [[unlikely]]
+        return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
+    apply3(c.op_id, a, b, o, count, *c.type);
+    return OPF_SUCCESS;
+}

@@ -1,0 +1,50 @@
+// runtime.cpp — opf_init / opf_finalize.
+#include "framework/runtime.h"
+
+#include <mutex>
+
+#include "framework/datatype.h"
+#include "framework/error.h"
+#include "framework/op.h"
+#include "framework/params.h"
+
+namespace opf {
+
+std::atomic<bool> initialized{false};
+
+namespace {
+std::mutex lifecycle;
+}
+
+int initialize_slow()
+{
+    std::lock_guard lock(lifecycle);
+    if (initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
+    load_params();
+    load_base_table();
+    initialized.store(true, std::memory_order_release);
+    return OPF_SUCCESS;
+}
+
+} // namespace opf
+
+using namespace opf;
+
+OPF_API int opf_init(void) { return ensure_initialized(); }
+
+OPF_API int opf_finalize(void)
+{
+    std::lock_guard lock(lifecycle);
+    if (!initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
+    initialized.store(false, std::memory_order_release);
+    release_all_user_ops();
+    release_all_types();
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_initialized(int *flag)
+{
+    if (!flag) return fail(OPF_ERR_ARG, "opf_initialized: flag is NULL");
+    *flag = initialized.load(std::memory_order_acquire);
+    return OPF_SUCCESS;
+}

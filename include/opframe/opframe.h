@@ -1,0 +1,239 @@
+/*
+ * opframe.h — the user API of opframe: MPI-style local reductions.
+ *
+ * Plain C (C99 and C++). Every function returns OPF_SUCCESS or an OPF_ERR_*
+ * code; on error nothing has been written, and opf_last_error() holds a
+ * message for the calling thread naming the op, the datatype and the reason.
+ *
+ * Handles are opaque. Predefined handles are compile-time constants (usable
+ * in static initialisers); created handles carry a generation, so a freed
+ * handle is recognised as invalid instead of being dereferenced.
+ */
+#ifndef OPFRAME_OPFRAME_H
+#define OPFRAME_OPFRAME_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPF_VERSION_MAJOR 0
+#define OPF_VERSION_MINOR 1
+#define OPF_VERSION_PATCH 0
+
+/* Signed 64-bit element counts and byte displacements. */
+typedef int64_t opf_count_t;
+typedef int64_t opf_aint_t;
+
+typedef struct opf_op_handle *opf_op_t;
+typedef struct opf_datatype_handle *opf_datatype_t;
+
+/* ---- return codes ------------------------------------------------------ */
+enum {
+    OPF_SUCCESS = 0,
+    OPF_ERR_OP,        /* null, freed or unknown op; op not defined for the type */
+    OPF_ERR_TYPE,      /* null, freed, uncommitted or unsupported datatype      */
+    OPF_ERR_COUNT,     /* negative count, or count * type size overflows         */
+    OPF_ERR_BUFFER,    /* NULL buffer with count > 0                             */
+    OPF_ERR_ARG,       /* any other invalid argument                             */
+    OPF_ERR_NO_MEM,    /* allocation failed                                      */
+    OPF_ERR_INTERN,    /* internal error (a bug: please report it)               */
+    OPF_ERR_LASTCODE
+};
+
+#define OPF_MAX_ERROR_STRING 256
+
+/* ---- predefined ops ---------------------------------------------------- */
+/* Op ids: the predefined handle of id N is (opf_op_t)N. */
+enum {
+    OPF_OPID_NULL = 0,
+    OPF_OPID_MAX, OPF_OPID_MIN, OPF_OPID_SUM, OPF_OPID_PROD,
+    OPF_OPID_LAND, OPF_OPID_BAND, OPF_OPID_LOR, OPF_OPID_BOR,
+    OPF_OPID_LXOR, OPF_OPID_BXOR, OPF_OPID_MAXLOC, OPF_OPID_MINLOC,
+    OPF_OPID_REPLACE, OPF_OPID_NO_OP,
+    OPF_OPID_COUNT /* number of predefined op ids, including NULL */
+};
+
+#define OPF_OP_HANDLE_(id) ((opf_op_t)(uintptr_t)(id))
+#define OPF_OP_NULL  OPF_OP_HANDLE_(OPF_OPID_NULL)
+#define OPF_MAX      OPF_OP_HANDLE_(OPF_OPID_MAX)
+#define OPF_MIN      OPF_OP_HANDLE_(OPF_OPID_MIN)
+#define OPF_SUM      OPF_OP_HANDLE_(OPF_OPID_SUM)
+#define OPF_PROD     OPF_OP_HANDLE_(OPF_OPID_PROD)
+#define OPF_LAND     OPF_OP_HANDLE_(OPF_OPID_LAND)
+#define OPF_BAND     OPF_OP_HANDLE_(OPF_OPID_BAND)
+#define OPF_LOR      OPF_OP_HANDLE_(OPF_OPID_LOR)
+#define OPF_BOR      OPF_OP_HANDLE_(OPF_OPID_BOR)
+#define OPF_LXOR     OPF_OP_HANDLE_(OPF_OPID_LXOR)
+#define OPF_BXOR     OPF_OP_HANDLE_(OPF_OPID_BXOR)
+#define OPF_MAXLOC   OPF_OP_HANDLE_(OPF_OPID_MAXLOC)
+#define OPF_MINLOC   OPF_OP_HANDLE_(OPF_OPID_MINLOC)
+#define OPF_REPLACE  OPF_OP_HANDLE_(OPF_OPID_REPLACE)
+#define OPF_NO_OP    OPF_OP_HANDLE_(OPF_OPID_NO_OP)
+
+/* ---- predefined datatypes ---------------------------------------------- */
+/* Type ids: the predefined handle of id N is (opf_datatype_t)N. */
+enum {
+    OPF_TYPEID_NULL = 0,
+    /* C */
+    OPF_TYPEID_CHAR, OPF_TYPEID_SIGNED_CHAR, OPF_TYPEID_UNSIGNED_CHAR, OPF_TYPEID_BYTE,
+    OPF_TYPEID_WCHAR, OPF_TYPEID_SHORT, OPF_TYPEID_UNSIGNED_SHORT, OPF_TYPEID_INT,
+    OPF_TYPEID_UNSIGNED, OPF_TYPEID_LONG, OPF_TYPEID_UNSIGNED_LONG, OPF_TYPEID_LONG_LONG,
+    OPF_TYPEID_UNSIGNED_LONG_LONG,
+    OPF_TYPEID_INT8_T, OPF_TYPEID_INT16_T, OPF_TYPEID_INT32_T, OPF_TYPEID_INT64_T,
+    OPF_TYPEID_UINT8_T, OPF_TYPEID_UINT16_T, OPF_TYPEID_UINT32_T, OPF_TYPEID_UINT64_T,
+    OPF_TYPEID_C_BOOL, OPF_TYPEID_CXX_BOOL, OPF_TYPEID_AINT, OPF_TYPEID_OFFSET, OPF_TYPEID_COUNT,
+    OPF_TYPEID_FLOAT, OPF_TYPEID_DOUBLE, OPF_TYPEID_LONG_DOUBLE,
+    OPF_TYPEID_FLOAT16, OPF_TYPEID_BFLOAT16,
+    OPF_TYPEID_C_FLOAT_COMPLEX, OPF_TYPEID_C_DOUBLE_COMPLEX, OPF_TYPEID_C_LONG_DOUBLE_COMPLEX,
+    /* Fortran layouts */
+    OPF_TYPEID_INTEGER, OPF_TYPEID_INTEGER1, OPF_TYPEID_INTEGER2, OPF_TYPEID_INTEGER4,
+    OPF_TYPEID_INTEGER8, OPF_TYPEID_INTEGER16,
+    OPF_TYPEID_REAL, OPF_TYPEID_REAL2, OPF_TYPEID_REAL4, OPF_TYPEID_REAL8, OPF_TYPEID_REAL16,
+    OPF_TYPEID_DOUBLE_PRECISION, OPF_TYPEID_COMPLEX, OPF_TYPEID_DOUBLE_COMPLEX,
+    OPF_TYPEID_COMPLEX8, OPF_TYPEID_COMPLEX16, OPF_TYPEID_LOGICAL,
+    /* value-index pairs for MAXLOC / MINLOC */
+    OPF_TYPEID_FLOAT_INT, OPF_TYPEID_DOUBLE_INT, OPF_TYPEID_LONG_INT, OPF_TYPEID_2INT,
+    OPF_TYPEID_SHORT_INT, OPF_TYPEID_LONG_DOUBLE_INT,
+    OPF_TYPEID_2REAL, OPF_TYPEID_2DOUBLE_PRECISION, OPF_TYPEID_2INTEGER,
+    OPF_TYPEID_COUNT_ /* number of predefined type ids, including NULL */
+};
+
+#define OPF_TYPE_HANDLE_(id) ((opf_datatype_t)(uintptr_t)(id))
+#define OPF_DATATYPE_NULL           OPF_TYPE_HANDLE_(OPF_TYPEID_NULL)
+#define OPF_CHAR                    OPF_TYPE_HANDLE_(OPF_TYPEID_CHAR)
+#define OPF_SIGNED_CHAR             OPF_TYPE_HANDLE_(OPF_TYPEID_SIGNED_CHAR)
+#define OPF_UNSIGNED_CHAR           OPF_TYPE_HANDLE_(OPF_TYPEID_UNSIGNED_CHAR)
+#define OPF_BYTE                    OPF_TYPE_HANDLE_(OPF_TYPEID_BYTE)
+#define OPF_WCHAR                   OPF_TYPE_HANDLE_(OPF_TYPEID_WCHAR)
+#define OPF_SHORT                   OPF_TYPE_HANDLE_(OPF_TYPEID_SHORT)
+#define OPF_UNSIGNED_SHORT          OPF_TYPE_HANDLE_(OPF_TYPEID_UNSIGNED_SHORT)
+#define OPF_INT                     OPF_TYPE_HANDLE_(OPF_TYPEID_INT)
+#define OPF_UNSIGNED                OPF_TYPE_HANDLE_(OPF_TYPEID_UNSIGNED)
+#define OPF_LONG                    OPF_TYPE_HANDLE_(OPF_TYPEID_LONG)
+#define OPF_UNSIGNED_LONG           OPF_TYPE_HANDLE_(OPF_TYPEID_UNSIGNED_LONG)
+#define OPF_LONG_LONG               OPF_TYPE_HANDLE_(OPF_TYPEID_LONG_LONG)
+#define OPF_LONG_LONG_INT           OPF_LONG_LONG
+#define OPF_UNSIGNED_LONG_LONG      OPF_TYPE_HANDLE_(OPF_TYPEID_UNSIGNED_LONG_LONG)
+#define OPF_INT8_T                  OPF_TYPE_HANDLE_(OPF_TYPEID_INT8_T)
+#define OPF_INT16_T                 OPF_TYPE_HANDLE_(OPF_TYPEID_INT16_T)
+#define OPF_INT32_T                 OPF_TYPE_HANDLE_(OPF_TYPEID_INT32_T)
+#define OPF_INT64_T                 OPF_TYPE_HANDLE_(OPF_TYPEID_INT64_T)
+#define OPF_UINT8_T                 OPF_TYPE_HANDLE_(OPF_TYPEID_UINT8_T)
+#define OPF_UINT16_T                OPF_TYPE_HANDLE_(OPF_TYPEID_UINT16_T)
+#define OPF_UINT32_T                OPF_TYPE_HANDLE_(OPF_TYPEID_UINT32_T)
+#define OPF_UINT64_T                OPF_TYPE_HANDLE_(OPF_TYPEID_UINT64_T)
+#define OPF_C_BOOL                  OPF_TYPE_HANDLE_(OPF_TYPEID_C_BOOL)
+#define OPF_CXX_BOOL                OPF_TYPE_HANDLE_(OPF_TYPEID_CXX_BOOL)
+#define OPF_AINT                    OPF_TYPE_HANDLE_(OPF_TYPEID_AINT)
+#define OPF_OFFSET                  OPF_TYPE_HANDLE_(OPF_TYPEID_OFFSET)
+#define OPF_COUNT                   OPF_TYPE_HANDLE_(OPF_TYPEID_COUNT)
+#define OPF_FLOAT                   OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT)
+#define OPF_DOUBLE                  OPF_TYPE_HANDLE_(OPF_TYPEID_DOUBLE)
+#define OPF_LONG_DOUBLE             OPF_TYPE_HANDLE_(OPF_TYPEID_LONG_DOUBLE)
+#define OPF_FLOAT16                 OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT16)
+#define OPF_BFLOAT16                OPF_TYPE_HANDLE_(OPF_TYPEID_BFLOAT16)
+#define OPF_C_FLOAT_COMPLEX         OPF_TYPE_HANDLE_(OPF_TYPEID_C_FLOAT_COMPLEX)
+#define OPF_C_COMPLEX               OPF_C_FLOAT_COMPLEX
+#define OPF_C_DOUBLE_COMPLEX        OPF_TYPE_HANDLE_(OPF_TYPEID_C_DOUBLE_COMPLEX)
+#define OPF_C_LONG_DOUBLE_COMPLEX   OPF_TYPE_HANDLE_(OPF_TYPEID_C_LONG_DOUBLE_COMPLEX)
+#define OPF_INTEGER                 OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER)
+#define OPF_INTEGER1                OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER1)
+#define OPF_INTEGER2                OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER2)
+#define OPF_INTEGER4                OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER4)
+#define OPF_INTEGER8                OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER8)
+#define OPF_INTEGER16               OPF_TYPE_HANDLE_(OPF_TYPEID_INTEGER16) /* needs a 128-bit integer */
+#define OPF_REAL                    OPF_TYPE_HANDLE_(OPF_TYPEID_REAL)
+#define OPF_REAL2                   OPF_TYPE_HANDLE_(OPF_TYPEID_REAL2)
+#define OPF_REAL4                   OPF_TYPE_HANDLE_(OPF_TYPEID_REAL4)
+#define OPF_REAL8                   OPF_TYPE_HANDLE_(OPF_TYPEID_REAL8)
+#define OPF_REAL16                  OPF_TYPE_HANDLE_(OPF_TYPEID_REAL16)    /* IEEE binary128 */
+#define OPF_DOUBLE_PRECISION        OPF_TYPE_HANDLE_(OPF_TYPEID_DOUBLE_PRECISION)
+#define OPF_COMPLEX                 OPF_TYPE_HANDLE_(OPF_TYPEID_COMPLEX)
+#define OPF_DOUBLE_COMPLEX          OPF_TYPE_HANDLE_(OPF_TYPEID_DOUBLE_COMPLEX)
+#define OPF_COMPLEX8                OPF_TYPE_HANDLE_(OPF_TYPEID_COMPLEX8)
+#define OPF_COMPLEX16               OPF_TYPE_HANDLE_(OPF_TYPEID_COMPLEX16)
+#define OPF_LOGICAL                 OPF_TYPE_HANDLE_(OPF_TYPEID_LOGICAL)
+#define OPF_FLOAT_INT               OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT_INT)
+#define OPF_DOUBLE_INT              OPF_TYPE_HANDLE_(OPF_TYPEID_DOUBLE_INT)
+#define OPF_LONG_INT                OPF_TYPE_HANDLE_(OPF_TYPEID_LONG_INT)
+#define OPF_2INT                    OPF_TYPE_HANDLE_(OPF_TYPEID_2INT)
+#define OPF_SHORT_INT               OPF_TYPE_HANDLE_(OPF_TYPEID_SHORT_INT)
+#define OPF_LONG_DOUBLE_INT         OPF_TYPE_HANDLE_(OPF_TYPEID_LONG_DOUBLE_INT)
+#define OPF_2REAL                   OPF_TYPE_HANDLE_(OPF_TYPEID_2REAL)
+#define OPF_2DOUBLE_PRECISION       OPF_TYPE_HANDLE_(OPF_TYPEID_2DOUBLE_PRECISION)
+#define OPF_2INTEGER                OPF_TYPE_HANDLE_(OPF_TYPEID_2INTEGER)
+
+/* ---- life cycle --------------------------------------------------------- */
+/* opf_init is idempotent; the first reduction initialises lazily. After
+ * opf_finalize every created op and datatype handle is invalid; opf_init may
+ * be called again. */
+int opf_init(void);
+int opf_finalize(void);
+int opf_initialized(int *flag);
+
+/* ---- reductions --------------------------------------------------------- */
+/* inoutbuf[i] = inbuf[i] op inoutbuf[i]   (inbuf is the left operand) */
+int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count,
+                     opf_datatype_t datatype, opf_op_t op);
+/* out[i] = in1[i] op in2[i]; out may be the same pointer as in1 or in2
+ * (partial overlap is not allowed). */
+int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
+                      opf_datatype_t datatype, opf_op_t op);
+
+/* ---- user-defined ops --------------------------------------------------- */
+/* The callback computes inoutvec[i] = invec[i] op inoutvec[i] for i < *len.
+ * With the int form, a count above INT_MAX is delivered in several calls
+ * whose lengths sum to the count. The datatype passed is the caller's. */
+typedef void opf_user_function(void *invec, void *inoutvec, int *len, opf_datatype_t *datatype);
+typedef void opf_user_function_c(void *invec, void *inoutvec, opf_count_t *len,
+                                 opf_datatype_t *datatype);
+
+int opf_op_create(opf_user_function *function, int commute, opf_op_t *op);
+int opf_op_create_c(opf_user_function_c *function, int commute, opf_op_t *op);
+int opf_op_free(opf_op_t *op);                 /* sets *op = OPF_OP_NULL */
+int opf_op_commutative(opf_op_t op, int *commute);
+
+/* ---- derived datatypes -------------------------------------------------- */
+/* As in MPI. A predefined op applies to a derived type whose basic elements
+ * are all of one predefined type valid for the op (REPLACE and NO_OP apply to
+ * any type). A derived type must be committed before use. */
+int opf_type_contiguous(int count, opf_datatype_t oldtype, opf_datatype_t *newtype);
+int opf_type_vector(int count, int blocklength, int stride, opf_datatype_t oldtype,
+                    opf_datatype_t *newtype);
+int opf_type_create_hvector(int count, int blocklength, opf_aint_t stride,
+                            opf_datatype_t oldtype, opf_datatype_t *newtype);
+int opf_type_indexed(int count, const int blocklengths[], const int displacements[],
+                     opf_datatype_t oldtype, opf_datatype_t *newtype);
+int opf_type_create_hindexed(int count, const int blocklengths[],
+                             const opf_aint_t displacements[], opf_datatype_t oldtype,
+                             opf_datatype_t *newtype);
+int opf_type_create_struct(int count, const int blocklengths[], const opf_aint_t displacements[],
+                           const opf_datatype_t types[], opf_datatype_t *newtype);
+int opf_type_create_resized(opf_datatype_t oldtype, opf_aint_t lb, opf_aint_t extent,
+                            opf_datatype_t *newtype);
+int opf_type_dup(opf_datatype_t oldtype, opf_datatype_t *newtype);
+int opf_type_commit(opf_datatype_t *datatype);
+int opf_type_free(opf_datatype_t *datatype);   /* sets *datatype = OPF_DATATYPE_NULL */
+int opf_type_size(opf_datatype_t datatype, opf_count_t *size);
+int opf_type_get_extent(opf_datatype_t datatype, opf_aint_t *lb, opf_aint_t *extent);
+int opf_type_get_true_extent(opf_datatype_t datatype, opf_aint_t *true_lb, opf_aint_t *true_extent);
+
+/* ---- errors ------------------------------------------------------------- */
+/* Writes the short text of an error code into buf (at least
+ * OPF_MAX_ERROR_STRING bytes) and its length into *len. */
+int opf_error_string(int errorcode, char *buf, int *len);
+/* The detailed message of the calling thread's last failed call ("" if none). */
+const char *opf_last_error(void);
+
+/* ---- names -------------------------------------------------------------- */
+/* "MAX", "FLOAT", ...; "user" / "derived" for created handles; NULL for
+ * invalid handles. */
+const char *opf_op_name(opf_op_t op);
+const char *opf_type_name(opf_datatype_t datatype);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPFRAME_OPFRAME_H */
