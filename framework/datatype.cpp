@@ -128,11 +128,11 @@ bool dense_layout(const Datatype &t)
            t.blocks[0].count * base::kernel_type_extent(t.blocks[0].kernel_type) == t.extent;
 }
 
-std::array<Datatype, OPF_TYPEID_COUNT_> make_predefined()
+// Fills one predefined descriptor from its row.
+Datatype make_predefined(const Predefined &p)
 {
-    std::array<Datatype, OPF_TYPEID_COUNT_> types{};
-    for (const Predefined &p : predefined_list) {
-        Datatype &t = types[p.id];
+    Datatype t;
+    {
         t.name = p.name;
         t.kernel_type = p.kernel_type;
         t.valid_ops = ops_of(p.group);
@@ -146,10 +146,8 @@ std::array<Datatype, OPF_TYPEID_COUNT_> make_predefined()
         t.blocks = {{0, 1, p.kernel_type}};
         t.dense = true;
     }
-    return types;
+    return t;
 }
-
-const std::array<Datatype, OPF_TYPEID_COUNT_> predefined = make_predefined();
 
 HandleTable<Datatype> &derived_types()
 {
@@ -286,14 +284,25 @@ int regular_blocks(const char *combiner, int count, int blocklength, opf_aint_t 
     return build(combiner, runs, false, newtype);
 }
 
+// Generated from predefined_list (one row per id, in id order).
+template <std::size_t... I> std::array<Datatype, OPF_TYPEID_COUNT_> all_predefined(std::index_sequence<I...>)
+{
+    return {Datatype{}, make_predefined(predefined_list[I])...};
+}
+constexpr bool rows_in_id_order()
+{
+    for (std::size_t i = 0; i < std::size(predefined_list); ++i)
+        if (predefined_list[i].id != int(i) + 1) return false;
+    return true;
+}
+static_assert(rows_in_id_order(), "predefined_list rows must be in type id order");
+
 } // namespace
 
-const Datatype *find_type(opf_datatype_t handle)
-{
-    const auto h = reinterpret_cast<uintptr_t>(handle);
-    if (h < OPF_TYPEID_COUNT_) return h ? &predefined[h] : nullptr;
-    return derived_types().lookup(h);
-}
+const std::array<Datatype, OPF_TYPEID_COUNT_> predefined_types =
+    all_predefined(std::make_index_sequence<std::size(predefined_list)>{});
+
+const Datatype *find_derived_type(uintptr_t handle) { return derived_types().lookup(handle); }
 
 void release_all_types() { derived_types().clear(); }
 
@@ -399,7 +408,7 @@ OPF_API int opf_type_free(opf_datatype_t *datatype)
     const auto h = reinterpret_cast<uintptr_t>(*datatype);
     if (h < OPF_TYPEID_COUNT_)
         return fail(OPF_ERR_TYPE, "opf_type_free: %s is predefined and cannot be freed",
-                    h ? predefined[h].name : "DATATYPE_NULL");
+                    h ? predefined_types[h].name : "DATATYPE_NULL");
     if (!derived_types().release(h))
         return fail(OPF_ERR_TYPE, "opf_type_free: datatype is freed or invalid");
     *datatype = OPF_DATATYPE_NULL;

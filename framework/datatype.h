@@ -3,6 +3,7 @@
 // elements.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,9 +41,20 @@ struct Datatype {
     std::vector<Block> blocks;
 };
 
+// Indexed by predefined type id (entry 0, DATATYPE_NULL, is unused).
+extern const std::array<Datatype, OPF_TYPEID_COUNT_> predefined_types;
+
+// A derived type's descriptor, or nullptr (freed, forged).
+const Datatype *find_derived_type(uintptr_t handle);
+
 // The descriptor of a handle, or nullptr (null, freed, forged). Uncommitted
 // and unsupported types are returned; callers check.
-const Datatype *find_type(opf_datatype_t handle);
+inline const Datatype *find_type(opf_datatype_t handle)
+{
+    const auto h = reinterpret_cast<uintptr_t>(handle);
+    if (h < OPF_TYPEID_COUNT_) [[likely]] return h ? &predefined_types[h] : nullptr;
+    return find_derived_type(h);
+}
 
 // Invalidates every derived type (finalize).
 void release_all_types();

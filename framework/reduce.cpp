@@ -23,7 +23,7 @@ struct Call {
 
 // Validates handles and count, in the documented order. Every failure names
 // the call, the op and the type.
-inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count, Call &c)
+[[gnu::always_inline]] inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count, Call &c)
 {
     if (int rc = ensure_initialized()) [[unlikely]] return rc;
     c.op_id = predefined_op_id(op);
@@ -53,7 +53,7 @@ inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype
 const Slot &slot(int op_id, int kernel_type) { return op_table[op_id][OPF_MEM_HOST][kernel_type]; }
 
 // Predefined op, 2-buffer, on any datatype.
-void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t)
+[[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
@@ -68,7 +68,7 @@ void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const D
 }
 
 // Predefined op, 3-buffer, on any datatype.
-void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count, const Datatype &t)
+[[gnu::always_inline]] inline void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count, const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;

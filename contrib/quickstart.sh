@@ -1,0 +1,45 @@
+#!/bin/sh
+# opframe quick start, for a fresh Debian 12 machine (run as root, or with sudo).
+#
+#   contrib/quickstart.sh          install what is missing, build, show the kernel
+#                                  table, run a few reductions and a short benchmark
+#   contrib/quickstart.sh check    install what is missing, build, run the test suite
+set -eu
+cd "$(dirname "$0")/.."
+
+packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config libopenmpi-dev openmpi-bin"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    echo "quickstart: installing$missing"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+fi
+
+[ -x configure ] || ./autogen.sh
+[ -f Makefile ] || ./configure
+jobs=$(nproc 2>/dev/null || echo 2)
+make -j"$jobs"
+
+case "${1:-run}" in
+check)
+    make -j"$jobs" check
+    ;;
+run)
+    tools/opframe_info
+    echo
+    tools/opframe_info --kernels
+    echo
+    contrib/examples/reduce_demo
+    echo
+    tools/opframe_bench --sizes 4,64K,1M --samples 7
+    ;;
+*)
+    echo "usage: $0 [check]" >&2
+    exit 2
+    ;;
+esac
