@@ -3,6 +3,7 @@
 #include "base/kernels.h"
 
 #include <array>
+#include <cstddef>
 #include <cstring>
 
 #include "base/type_list.h"
@@ -89,6 +90,17 @@ constexpr std::array<int, OPF_KT_COUNT> data_sizes(std::index_sequence<K...>)
 {
     return {data_size(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
 }
+template <class V, class I> constexpr int data_end(Pair<V, I> *)
+{
+    using P = Pair<V, I>;
+    return offsetof(P, index) + sizeof(I);
+}
+template <class T> constexpr int data_end(T *) { return sizeof(T); }
+template <std::size_t... K>
+constexpr std::array<int, OPF_KT_COUNT> data_ends(std::index_sequence<K...>)
+{
+    return {data_end(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
+}
 template <std::size_t... K>
 constexpr std::array<bool, OPF_KT_COUNT> supported(std::index_sequence<K...>)
 {
@@ -97,6 +109,7 @@ constexpr std::array<bool, OPF_KT_COUNT> supported(std::index_sequence<K...>)
 constexpr auto extent_of = sizes(std::make_index_sequence<OPF_KT_COUNT>{});
 constexpr auto alignment_of = alignments(std::make_index_sequence<OPF_KT_COUNT>{});
 constexpr auto data_size_of = data_sizes(std::make_index_sequence<OPF_KT_COUNT>{});
+constexpr auto data_end_of = data_ends(std::make_index_sequence<OPF_KT_COUNT>{});
 constexpr auto supported_of = supported(std::make_index_sequence<OPF_KT_COUNT>{});
 
 } // namespace
@@ -105,6 +118,7 @@ const SlotKernels &kernels(int op_id, int kernel_type) { return table[op_id][ker
 int kernel_type_extent(int kt) { return extent_of[kt]; }
 int kernel_type_alignment(int kt) { return alignment_of[kt]; }
 int kernel_type_data_size(int kt) { return data_size_of[kt]; }
+int kernel_type_data_end(int kt) { return data_end_of[kt]; }
 bool kernel_type_supported(int kt) { return supported_of[kt]; }
 const char *kernel_type_name(int kt) { return kernel_type_names[kt]; }
 const char *op_name(int op_id) { return op_names[op_id]; }

@@ -19,6 +19,9 @@ int kernel_type_extent(int kernel_type);
 int kernel_type_alignment(int kernel_type);
 // Bytes of data in one element (MPI's type size: a pair counts its members, not its padding).
 int kernel_type_data_size(int kernel_type);
+// Offset just past the last data byte of one element (MPI's true upper bound:
+// a pair's trailing padding is not data).
+int kernel_type_data_end(int kernel_type);
 bool kernel_type_supported(int kernel_type);
 const char *kernel_type_name(int kernel_type);
 const char *op_name(int op_id);

@@ -142,7 +142,7 @@ Datatype make_predefined(const Predefined &p)
         t.size = base::kernel_type_data_size(p.kernel_type);
         t.basic_per_item = 1;
         t.extent = base::kernel_type_extent(p.kernel_type);
-        t.true_ub = t.extent;
+        t.true_ub = base::kernel_type_data_end(p.kernel_type);
         t.blocks = {{0, 1, p.kernel_type}};
         t.dense = true;
     }
@@ -224,7 +224,8 @@ int build(const char *combiner, const std::vector<Run> &runs, bool is_struct, op
         t->extent += t->alignment - t->extent % t->alignment;
     for (const Block &b : t->blocks) {
         t->basic_per_item += b.count;
-        const opf_aint_t end = b.offset + b.count * base::kernel_type_extent(b.kernel_type);
+        const opf_aint_t end = b.offset + (b.count - 1) * base::kernel_type_extent(b.kernel_type) +
+                               base::kernel_type_data_end(b.kernel_type);
         t->true_lb = &b == &t->blocks[0] ? b.offset : std::min(t->true_lb, b.offset);
         t->true_ub = &b == &t->blocks[0] ? end : std::max(t->true_ub, end);
     }

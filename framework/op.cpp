@@ -79,10 +79,10 @@ OPF_API int opf_op_free(opf_op_t *op)
 OPF_API int opf_op_commutative(opf_op_t op, int *commute)
 {
     if (!commute) return fail(OPF_ERR_ARG, "opf_op_commutative: commute is NULL");
-    if (int id = predefined_op_id(op)) {
-        // a REPLACE b = a and a NO_OP b = b: the only predefined ops whose
-        // operands cannot be swapped.
-        *commute = id != OPF_OPID_REPLACE && id != OPF_OPID_NO_OP;
+    if (predefined_op_id(op)) {
+        // MPI declares every predefined op commutative, REPLACE and NO_OP
+        // included (Open MPI flags them so too); collectives rely on it.
+        *commute = 1;
         return OPF_SUCCESS;
     }
     const UserOp *u = find_user_op(op);

@@ -116,8 +116,11 @@ int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, 
         call_user(u, in1, out, count, datatype, t);
         return OPF_SUCCESS;
     }
-    const opf_aint_t span_lo = t.true_lb + std::min<opf_aint_t>(0, (count - 1) * t.extent);
-    const opf_aint_t span_hi = t.true_ub + std::max<opf_aint_t>(0, (count - 1) * t.extent);
+    // The callback may read whole items (a pair's padding too): save [lb, ub)
+    // of every item, not just the data bytes.
+    const opf_aint_t item_lo = std::min(t.true_lb, t.lb), item_hi = std::max(t.true_ub, t.lb + t.extent);
+    const opf_aint_t span_lo = item_lo + std::min<opf_aint_t>(0, (count - 1) * t.extent);
+    const opf_aint_t span_hi = item_hi + std::max<opf_aint_t>(0, (count - 1) * t.extent);
     auto *saved = static_cast<Bytes *>(std::malloc(std::size_t(span_hi - span_lo)));
     if (!saved)
         return fail_call(OPF_ERR_NO_MEM, "opf_reduce_local3", op, datatype,

@@ -320,7 +320,7 @@ static void test_bad_handles(void)
     CHECK_RC(opf_type_size(dstale, &sz), OPF_ERR_TYPE);
     CHECK_RC(opf_type_size(d2, &sz), OPF_SUCCESS); /* the new type survived */
     CHECK(sz == 8, "size of contiguous(2, INT) = %lld", (long long)sz);
-    CHECK(opf_type_name(d2) && !strcmp(opf_type_name(d2), "derived"), "derived type name %s",
+    CHECK(opf_type_name(d2) && !strcmp(opf_type_name(d2), "contiguous"), "derived type name %s (expected its constructor)",
           opf_type_name(d2) ? opf_type_name(d2) : "(null)");
     CHECK(opf_type_name(dstale) == NULL, "freed type still has a name");
     CHECK(opf_op_name(u2) && !strcmp(opf_op_name(u2), "user"), "user op name %s",

@@ -313,7 +313,7 @@ void lazy_init_round(int nthreads)
 
 int main()
 {
-    const int nworkers = 8, iters = 20000, nchurn = 2, churn_min = 300;
+    const int nworkers = 8, iters = 60000, nchurn = 2, churn_min = 300;
 
     CHECK_RC(opf_init(), OPF_SUCCESS);
     CHECK_RC(opf_op_create(two_a_plus_b, 0, &g_user_op), OPF_SUCCESS);

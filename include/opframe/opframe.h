@@ -228,8 +228,10 @@ int opf_error_string(int errorcode, char *buf, int *len);
 const char *opf_last_error(void);
 
 /* ---- names -------------------------------------------------------------- */
-/* "MAX", "FLOAT", ...; "user" / "derived" for created handles; NULL for
- * invalid handles. */
+/* "MAX", "FLOAT", "OP_NULL", "DATATYPE_NULL", ...; "user" for a user op;
+ * the constructor of a derived type ("contiguous", "vector", "hvector",
+ * "indexed", "hindexed", "struct", "resized", "dup"); NULL for a freed or
+ * invalid handle. */
 const char *opf_op_name(opf_op_t op);
 const char *opf_type_name(opf_datatype_t datatype);
 
