@@ -140,7 +140,7 @@ using namespace opf;
 OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                              opf_op_t op)
 {
-    Call c;
+    Call c{};
     if (int rc = check_call("opf_reduce_local", op, datatype, count, c)) [[unlikely]] return rc;
     if (count == 0) return OPF_SUCCESS;
     if (!inbuf || !inoutbuf) [[unlikely]]
@@ -158,7 +158,7 @@ OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t coun
 OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                               opf_datatype_t datatype, opf_op_t op)
 {
-    Call c;
+    Call c{};
     if (int rc = check_call("opf_reduce_local3", op, datatype, count, c)) [[unlikely]] return rc;
     if (count == 0) return OPF_SUCCESS;
     if (!in1 || !in2 || !out) [[unlikely]]

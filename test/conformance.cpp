@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <new>
 #include <optional>
 #include <random>
@@ -940,8 +941,10 @@ bool check_call(Harness& h, const Target& t, const CallInfo& info, const Placeme
     const size_t n = a.size(), bytes = n * sizeof(E);
     GuardedBuffer in1(bytes, place.in1), in2(bytes, place.in2);
     std::optional<GuardedBuffer> out;
-    std::memcpy(in1.data(), a.data(), bytes);
-    std::memcpy(in2.data(), b.data(), bytes);
+    if (n) { // an empty vector's data() may be NULL, which memcpy must not get
+        std::memcpy(in1.data(), a.data(), bytes);
+        std::memcpy(in2.data(), b.data(), bytes);
+    }
 
     int rc;
     unsigned char* result;
@@ -977,7 +980,9 @@ bool check_call(Harness& h, const Target& t, const CallInfo& info, const Placeme
             std::printf("  returned %d, expected OPF_SUCCESS (last error: %s)\n", rc, opf_last_error());
         return false;
     }
-    std::vector<std::pair<const char*, GuardedBuffer*>> all = {{"in1", &in1}, {"in2", &in2}};
+    const bool two = info.alias == Alias::InPlace2;
+    std::vector<std::pair<const char*, GuardedBuffer*>> all = {{two ? "in" : "in1", &in1},
+                                                               {two ? "inout" : "in2", &in2}};
     if (out)
         all.push_back({"out", &*out});
     for (auto& [name, buf] : all) {
@@ -1036,16 +1041,15 @@ template <class E> DataSet<E> make_data(uint64_t seed, RefFn<E> ref, size_t n)
     return d;
 }
 
-std::vector<Placement> placements(size_t extent, bool any_address)
+// Kernels must accept any element-aligned address (component.h): 64-byte
+// aligned, shifted by one element, and buffers shifted differently.
+std::vector<Placement> placements(size_t extent)
 {
-    std::vector<Placement> p = {
+    return {
         {"aligned", 0, 0, 0},
         {"+1 element", extent, extent, extent},
         {"mixed (0, +1, +2 elements)", 0, extent, 2 * extent},
     };
-    if (any_address) // the base promises any address (component.h)
-        p.push_back({"unaligned (+1, +3, +5 bytes)", 1, 3, 5});
-    return p;
 }
 
 // ===========================================================================
@@ -1073,10 +1077,16 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
     }
     h.kernel_total.record(true);
 
-    struct SlotState { bool checked = false, missing2 = false, missing3 = false; Tally tally; };
+    struct SlotState {
+        bool checked = false, missing2 = false, missing3 = false;
+        Tally tally;
+        std::vector<std::pair<opf_kernel2_fn*, opf_kernel3_fn*>> seen; // kernels already run
+    };
     std::vector<SlotState> state(h.providers.size());
-    for (size_t n : h.lengths) {
-        const DataSet<E> d = make_data<E>(derive_seed(h.opt.seed, op_id, kt, n), ref, n);
+    // Runs one data set through every provider's kernels (fetched for this
+    // length: providers may offer size-tiered kernels).
+    auto run = [&](const DataSet<E>& d, bool all_placements) {
+        const size_t n = d.a.size();
         for (size_t p = 0; p < h.providers.size(); ++p) {
             Provider& prov = h.providers[p];
             opf_kernel2_fn* fn2 = &sentinel2;
@@ -1097,24 +1107,62 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             }
             state[p].missing2 |= !fn2;
             state[p].missing3 |= !fn3;
-            if (!prov.name) { // name who serves the selected table, for messages
-                info.provider = "selected";
-                if (const char* who = opf_slot_provider(op_id, kt, 2, opf_count_t(n)))
-                    info.provider += std::string("->") + who;
-            }
+            state[p].seen.push_back({fn2, fn3});
             const Target t{
                 [fn2](const void* in, void* io, size_t m) { fn2(in, io, opf_count_t(m)); return 0; },
                 [fn3](const void* x, const void* y, void* o, size_t m) { fn3(x, y, o, opf_count_t(m)); return 0; }};
-            for (const Placement& place : placements(sizeof(E), prov.name && *prov.name == "base")) {
+            std::vector<Placement> places = placements(sizeof(E));
+            if (!all_placements)
+                places.resize(1);
+            for (const Placement& place : places) {
                 info.placement = place.label;
                 for (Alias alias : {Alias::InPlace2, Alias::Distinct3, Alias::OutIsIn1, Alias::OutIsIn2}) {
-                    if (alias == Alias::InPlace2 ? !fn2 : !fn3)
+                    const int nbuf = alias == Alias::InPlace2 ? 2 : 3;
+                    if (nbuf == 2 ? !fn2 : !fn3)
                         continue;
                     info.alias = alias;
+                    if (!prov.name) { // name who serves the selected table, for messages
+                        const char* who = opf_slot_provider(op_id, kt, nbuf, opf_count_t(n));
+                        info.provider = std::string("selected->") + or_unknown(who);
+                    }
                     state[p].tally.record(check_call(h, t, info, place, d.a, d.b, d.expect));
                     state[p].checked = true;
                 }
             }
+        }
+    };
+    for (size_t n : h.lengths)
+        run(make_data<E>(derive_seed(h.opt.seed, op_id, kt, n), ref, n), true);
+    // Size tiers beyond the listed lengths: a provider may serve large counts
+    // with other kernels. Probe growing counts; run the ones that bring a
+    // kernel not seen yet (+3: a ragged tail after the vector body).
+    for (size_t n = 8192 + 3; n <= (size_t(1) << 20) + 3; n = 2 * (n - 3) + 3) {
+        bool fresh = false;
+        for (size_t p = 0; p < h.providers.size(); ++p) {
+            opf_kernel2_fn* fn2 = nullptr;
+            opf_kernel3_fn* fn3 = nullptr;
+            opf_slot_kernels(op_id, kt, h.providers[p].c_name(), opf_count_t(n), &fn2, &fn3);
+            bool known = false;
+            for (const auto& k : state[p].seen)
+                known |= k.first == fn2 && k.second == fn3;
+            fresh |= !known;
+        }
+        if (fresh)
+            run(make_data<E>(derive_seed(h.opt.seed, op_id, kt, n), ref, n), false);
+    }
+    if constexpr (Narrow<E>) {
+        // 16-bit floats: every bit pattern once as the left operand, so the
+        // conversions are exercised on all of them (ties with the right
+        // operand kept every fourth element).
+        if (!h.opt.quick) {
+            DataSet<E> d = make_data<E>(derive_seed(h.opt.seed, op_id, kt, 65536), ref, 65536);
+            for (size_t i = 0; i < 65536; ++i) {
+                d.a[i].bits = uint16_t(i);
+                if (i % 4 == 0)
+                    d.b[i] = d.a[i];
+            }
+            ref(d.a.data(), d.b.data(), d.expect.data(), d.a.size());
+            run(d, false);
         }
     }
     bool any = false;
@@ -1192,16 +1240,21 @@ template <class E> bool check_rejected(Harness& h, opf_datatype_t type, int op_i
                                    std::memcmp(y.data(), sy.data(), bytes) == 0 &&
                                    std::memcmp(z.data(), sz.data(), bytes) == 0 && !x.damaged_guard() &&
                                    !y.damaged_guard() && !z.damaged_guard();
-            const bool good = rc == OPF_ERR_OP && untouched && opf_last_error()[0] != '\0';
+            // The message must name the op and the type (spec: "errors").
+            const std::string msg = opf_last_error();
+            const bool named = msg.find(base_info.op) != std::string::npos &&
+                               msg.find(base_info.type) != std::string::npos;
+            const bool good = rc == OPF_ERR_OP && untouched && named;
             h.datatype_total.record(good);
             if (!good) {
                 ok = false;
                 CallInfo info = base_info;
                 info.alias = nbuf == 2 ? Alias::InPlace2 : Alias::Distinct3;
                 info.n = size_t(count);
-                if (h.report.begin(info, "invalid op accepted"))
-                    std::printf("  returned %d (want OPF_ERR_OP=%d), buffers %s, last error \"%s\"\n", rc,
-                                OPF_ERR_OP, untouched ? "untouched" : "MODIFIED", opf_last_error());
+                if (h.report.begin(info, "invalid op not rejected cleanly"))
+                    std::printf("  returned %d (want OPF_ERR_OP=%d), buffers %s, last error \"%s\"%s\n", rc,
+                                OPF_ERR_OP, untouched ? "untouched" : "MODIFIED", msg.c_str(),
+                                named ? "" : " (does not name op and type)");
             }
         }
     }
@@ -1400,13 +1453,45 @@ int run_self_test(Harness& h)
                                               return opf_reduce_local(in, io, opf_count_t(m), OPF_FLOAT, OPF_SUM);
                                           }, nullptr}});
     for (auto& [level, t] : targets) {
-        CallInfo info{level, "SUM", "FLOAT", prov ? prov : "selected", Alias::InPlace2, n, "aligned"};
+        const bool kernel = std::strcmp(level, "kernel") == 0;
+        CallInfo info{level, "SUM", "FLOAT", kernel ? (prov ? prov : "selected") : "-", Alias::InPlace2, n, "aligned"};
         h.corrupt = nullptr;
         expect(check_call(h, t, info, aligned, d.a, d.b, d.expect), "the clean SUM FLOAT call passes");
         std::printf("self-test: a deliberately corrupted %s SUM FLOAT result follows:\n", level);
         h.corrupt = flip;
         expect(!check_call(h, t, info, aligned, d.a, d.b, d.expect), "the corrupted SUM FLOAT result is caught");
         h.corrupt = nullptr;
+    }
+
+    // Misbehaving calls that produce right results must still be caught:
+    // a write past the end, a write before the start, a changed input, and
+    // a 3-buffer call that never writes its output.
+    auto sum2 = [](const void* in, void* io, size_t m) {
+        return opf_reduce_local(in, io, opf_count_t(m), OPF_FLOAT, OPF_SUM);
+    };
+    const std::pair<const char*, Target> rogues[] = {
+        {"write past the end", Target{[=](const void* in, void* io, size_t m) {
+                                          const int rc = sum2(in, io, m);
+                                          static_cast<unsigned char*>(io)[m * sizeof(float)] ^= 1;
+                                          return rc;
+                                      }, nullptr}},
+        {"write before the start", Target{[=](const void* in, void* io, size_t m) {
+                                              const int rc = sum2(in, io, m);
+                                              static_cast<unsigned char*>(io)[-1] ^= 1;
+                                              return rc;
+                                          }, nullptr}},
+        {"changed input", Target{[=](const void* in, void* io, size_t m) {
+                                     const int rc = sum2(in, io, m);
+                                     const_cast<unsigned char*>(static_cast<const unsigned char*>(in))[5] ^= 1;
+                                     return rc;
+                                 }, nullptr}},
+        {"output never written", Target{nullptr, [](const void*, const void*, void*, size_t) { return 0; }}},
+    };
+    for (const auto& [what, t] : rogues) {
+        const Alias alias = t.two ? Alias::InPlace2 : Alias::Distinct3;
+        CallInfo info{"self-test", "SUM", "FLOAT", what, alias, n, "aligned"};
+        std::printf("self-test: a rogue call (%s) follows:\n", what);
+        expect(!check_call(h, t, info, aligned, d.a, d.b, d.expect), what);
     }
     std::printf("self-test: %s\n", problems ? "FAILED" : "ok (corruption detected)");
     return problems ? 1 : 0;
