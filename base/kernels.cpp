@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "base/compare.h"
 #include "base/type_list.h"
 
 namespace opf::base {
@@ -112,7 +113,16 @@ constexpr auto data_size_of = data_sizes(std::make_index_sequence<OPF_KT_COUNT>{
 constexpr auto data_end_of = data_ends(std::make_index_sequence<OPF_KT_COUNT>{});
 constexpr auto supported_of = supported(std::make_index_sequence<OPF_KT_COUNT>{});
 
+using Comparator = opf_count_t (*)(const void *, const void *, opf_count_t);
+template <std::size_t... K> constexpr std::array<Comparator, OPF_KT_COUNT> comparators(std::index_sequence<K...>)
+{
+    return {&first_difference<at_t<K, KernelTypes>>...};
+}
+constexpr auto comparator_of = comparators(std::make_index_sequence<OPF_KT_COUNT>{});
+
 } // namespace
+
+opf_count_t first_difference(int kt, const void *a, const void *b, opf_count_t n) { return comparator_of[kt](a, b, n); }
 
 const SlotKernels &kernels(int op_id, int kernel_type) { return table[op_id][kernel_type]; }
 int kernel_type_extent(int kt) { return extent_of[kt]; }

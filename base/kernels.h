@@ -14,6 +14,10 @@ struct SlotKernels {
 // Indexed [op id][kernel type]; op id 0 (OP_NULL) has no slots.
 const SlotKernels &kernels(int op_id, int kernel_type);
 
+// Index of the first element where two arrays of a kernel type differ
+// (compare.h's rule: any NaN matches any NaN, padding ignored), or -1.
+opf_count_t first_difference(int kernel_type, const void *a, const void *b, opf_count_t n);
+
 // Bytes between consecutive elements, and alignment, of a kernel type.
 int kernel_type_extent(int kernel_type);
 int kernel_type_alignment(int kernel_type);

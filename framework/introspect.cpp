@@ -1,9 +1,11 @@
 // introspect.cpp — read-only views of the tables (include/opframe/introspect.h).
 #include <opframe/introspect.h>
 
+#include <cstdio>
 #include <cstring>
 
 #include "base/kernels.h"
+#include "framework/components.h"
 #include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/op.h"
@@ -66,12 +68,74 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
         *fn3 = base::kernels(op_id, kt).fn3;
         return OPF_SUCCESS;
     }
+    for (const SlotCandidate &c : slot_candidates(op_id, OPF_MEM_HOST, kt))
+        if (components()[c.component].name == provider) {
+            *fn2 = c.fn2;
+            *fn3 = c.fn3;
+            return OPF_SUCCESS;
+        }
+    for (const ComponentRecord &c : components())
+        if (c.name == provider) return fail(OPF_ERR_ARG, "opf_slot_kernels: component \"%s\" offers nothing for %s %s",
+                                            provider, base::op_name(op_id), base::kernel_type_name(kt));
     return fail(OPF_ERR_ARG, "opf_slot_kernels: unknown provider \"%s\"", provider);
+}
+
+OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, opf_count_t count)
+{
+    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT ||
+        ensure_initialized())
+        return nullptr;
+    const Slot &s = op_table[op_id][mem][kt];
+    return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
 }
 
 OPF_API const char *opf_slot_provider(int op_id, int kt, int nbuf, opf_count_t count)
 {
-    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized()) return nullptr;
-    const Slot &s = op_table[op_id][OPF_MEM_HOST][kt];
-    return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
+    return opf_slot_provider_mem(op_id, kt, OPF_MEM_HOST, nbuf, count);
+}
+
+OPF_API int opf_slot_explain(int op_id, int kt, int mem, int nbuf, char *buf, int len)
+{
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT)
+        return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
+    if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_explain: no slot (op %d, kernel type %d)", op_id, kt);
+    if (int rc = ensure_initialized()) return rc;
+    std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf).c_str());
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_component_count(void)
+{
+    ensure_initialized();
+    return int(components().size());
+}
+
+OPF_API int opf_component_describe(int index, opf_component_info_t *info)
+{
+    if (!info || index < 0 || index >= int(components().size()))
+        return fail(OPF_ERR_ARG, "opf_component_describe: no component %d", index);
+    const ComponentRecord &c = components()[std::size_t(index)];
+    info->name = c.name.c_str();
+    info->path = c.path.c_str();
+    info->description = c.component->description ? c.component->description : "";
+    info->status = c.status_text.c_str();
+    info->available = c.state == ComponentState::Available;
+    for (int i = 0; i < 3; ++i) info->version[i] = c.component->version[i];
+    info->abi_version = c.component->abi_version;
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_failed_count(void)
+{
+    ensure_initialized();
+    return int(failed_files().size());
+}
+
+OPF_API int opf_failed_describe(int index, opf_failed_info_t *info)
+{
+    if (!info || index < 0 || index >= int(failed_files().size()))
+        return fail(OPF_ERR_ARG, "opf_failed_describe: no failed file %d", index);
+    info->path = failed_files()[std::size_t(index)].path.c_str();
+    info->reason = failed_files()[std::size_t(index)].reason.c_str();
+    return OPF_SUCCESS;
 }

@@ -1,36 +1,785 @@
+// params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <climits>
+#include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
+#include <strings.h>
+#include <utility>
+#include <vector>
+
+#include <opframe/introspect.h>
+
+#include "config.h"
+#include "framework/error.h"
+#include "framework/runtime.h"
+
+// Where the system parameter file lives; the build may pass -DOPF_SYSCONFDIR.
+#ifndef OPF_SYSCONFDIR
+#define OPF_SYSCONFDIR "/usr/local/etc"
+#endif
+#ifndef OPF_COMPONENT_PATH_DEFAULT
+#define OPF_COMPONENT_PATH_DEFAULT ""
+#endif
 
 namespace opf {
 
-Params params;
+Params params = {
+    .user_int_limit = INT_MAX,
+    .op_list = "",
+    .verbose = 0,
+    .component_path = OPF_COMPONENT_PATH_DEFAULT,
+    .show_load_errors = 1,
+    .pin = "",
+    .selftest = 0,
+};
 
 namespace {
-int64_t int_param(const char *name, int64_t fallback, int64_t lo, int64_t hi)
+
+// ---- text helpers ------------------------------------------------------------
+
+std::string_view trim(std::string_view t)
 {
-    const std::string var = std::string("OPF_MCA_") + name;
-    const char *text = std::getenv(var.c_str());
-    if (!text) return fallback;
-    char *end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(text, &end, 0);
-    if (errno || end == text || *end != '\0' || v < lo || v > hi) {
-        std::fprintf(stderr, "opframe: warning: environment variable %s=\"%s\" is not an integer in [%lld, %lld]; "
-                     "using the default %lld\n", var.c_str(), text, (long long)lo, (long long)hi, (long long)fallback);
-        return fallback;
+    constexpr const char *space = " \t\r\n\f\v";
+    const std::size_t b = t.find_first_not_of(space);
+    if (b == std::string_view::npos) return {};
+    return t.substr(b, t.find_last_not_of(space) - b + 1);
+}
+
+bool equal_nocase(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// "a, b,c" -> {"a", "b", "c"}; empty items are kept (callers decide).
+std::vector<std::string> split_list(std::string_view list)
+{
+    std::vector<std::string> items;
+    for (std::size_t at = 0;;) {
+        const std::size_t comma = list.find(',', at);
+        items.emplace_back(trim(list.substr(at, comma == std::string_view::npos ? comma : comma - at)));
+        if (comma == std::string_view::npos) return items;
+        at = comma + 1;
+    }
+}
+
+std::string join(const std::vector<std::string> &items)
+{
+    std::string out;
+    for (const std::string &item : items) out += (out.empty() ? "" : ",") + item;
+    return out;
+}
+
+std::string vprintf_string(const char *fmt, va_list args)
+{
+    va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, fmt, args);
+    std::string out(n > 0 ? std::size_t(n) : 0, '\0');
+    std::vsnprintf(out.data(), out.size() + 1, fmt, again);
+    va_end(again);
+    return out;
+}
+
+[[gnu::format(printf, 1, 2)]] std::string printf_string(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    std::string out = vprintf_string(fmt, args);
+    va_end(args);
+    return out;
+}
+
+// Names as environment variables and file keys can carry them.
+bool valid_name(std::string_view name)
+{
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+// ---- parameters ----------------------------------------------------------------
+
+// A parsed value; the member in use depends on the type.
+struct Value {
+    int64_t i = 0;   // BOOL, INT, SIZE, ENUM (word index), FLAGS (bit set)
+    double d = 0;    // DOUBLE
+    std::string s;   // STRING
+};
+
+// Text whose c_str() stays valid until forget_old(), even after set() changes
+// it: STRING storage and opf_param_describe hand these pointers out.
+class StableText {
+public:
+    const char *set(std::string text)
+    {
+        if (text != *now_) {
+            old_.push_back(std::move(now_));
+            now_ = std::make_unique<std::string>(std::move(text));
+        }
+        return now_->c_str();
+    }
+    const char *c_str() const { return now_->c_str(); }
+    void forget_old() { old_.clear(); }
+
+private:
+    std::unique_ptr<std::string> now_ = std::make_unique<std::string>();
+    std::vector<std::unique_ptr<std::string>> old_;
+};
+
+struct Param {
+    std::string name, default_text, description;
+    int type = OPF_PARAM_STRING, level = 9;
+    bool read_only = false;
+    bool framework = false;                      // kept across opf_finalize
+    int64_t min = INT64_MIN, max = INT64_MAX;    // INT only
+    std::vector<std::string> words;              // ENUM / FLAGS
+    std::vector<std::string> synonyms;
+    std::string words_text, synonyms_text;       // normalised "a,b,c"
+    void *storage = nullptr;
+    StableText string_value;   // what STRING storage points to
+    StableText source;         // where the current value came from
+    StableText shown_value;    // the value as opf_param_describe showed it last
+};
+
+// ---- one parser and one formatter per type -------------------------------------
+
+using Parser = bool (*)(const Param &, std::string_view, Value &, std::string &why);
+using Formatter = std::string (*)(const Param &, const Value &);
+
+bool parse_bool(const Param &, std::string_view t, Value &v, std::string &why)
+{
+    static constexpr std::pair<const char *, int> words[] = {
+        {"1", 1}, {"0", 0}, {"true", 1}, {"false", 0}, {"yes", 1}, {"no", 0}, {"on", 1}, {"off", 0}};
+    for (const auto &[word, truth] : words)
+        if (equal_nocase(t, word)) {
+            v.i = truth;
+            return true;
+        }
+    why = "not a boolean (1/0, true/false, yes/no, on/off)";
+    return false;
+}
+
+// Decimal, or hexadecimal after 0x; optional sign.
+bool parse_int64(std::string_view t, int64_t &out)
+{
+    const bool negative = !t.empty() && t[0] == '-';
+    if (!t.empty() && (t[0] == '-' || t[0] == '+')) t.remove_prefix(1);
+    int base = 10;
+    if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+        base = 16;
+        t.remove_prefix(2);
+    }
+    uint64_t magnitude = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), magnitude, base);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size()) return false;
+    if (magnitude > uint64_t(INT64_MAX) + negative) return false;
+    out = negative ? int64_t(0 - magnitude) : int64_t(magnitude);
+    return true;
+}
+
+bool parse_int(const Param &p, std::string_view t, Value &v, std::string &why)
+{
+    int64_t n = 0;
+    if (!parse_int64(t, n)) {
+        why = "not an integer";
+        return false;
+    }
+    if (n < p.min || n > p.max) {
+        why = printf_string("not in [%lld, %lld]", (long long)p.min, (long long)p.max);
+        return false;
+    }
+    v.i = n;
+    return true;
+}
+
+constexpr std::pair<int, char> kSizeSuffixes[] = {{30, 'G'}, {20, 'M'}, {10, 'K'}};
+
+// Bytes, or a number with a binary K, M or G suffix.
+bool parse_size(const Param &, std::string_view t, Value &v, std::string &why)
+{
+    int shift = 0;
+    for (const auto &[s, suffix] : kSizeSuffixes)
+        if (!t.empty() && std::toupper((unsigned char)t.back()) == suffix) {
+            shift = s;
+            t.remove_suffix(1);
+            break;
+        }
+    uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || n > (uint64_t(INT64_MAX) >> shift)) {
+        why = "not a size (bytes, or a number with a K, M or G suffix)";
+        return false;
+    }
+    v.i = int64_t(n << shift);
+    return true;
+}
+
+// Locale-independent (strtod would read "0,5" in some locales).
+bool parse_double(const Param &, std::string_view t, Value &v, std::string &why)
+{
+    if (!t.empty() && t[0] == '+') t.remove_prefix(1);
+    double d = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size() || !std::isfinite(d)) {
+        why = "not a finite number";
+        return false;
+    }
+    v.d = d;
+    return true;
+}
+
+bool parse_string(const Param &, std::string_view t, Value &v, std::string &)
+{
+    v.s = t;
+    return true;
+}
+
+int word_index(const Param &p, std::string_view word)
+{
+    for (std::size_t k = 0; k < p.words.size(); ++k)
+        if (equal_nocase(word, p.words[k])) return int(k);
+    return -1;
+}
+
+bool parse_enum(const Param &p, std::string_view t, Value &v, std::string &why)
+{
+    const int k = word_index(p, t);
+    if (k < 0) {
+        why = "not one of " + p.words_text;
+        return false;
+    }
+    v.i = k;
+    return true;
+}
+
+// "a,b": the bits of the words; "" is no flag.
+bool parse_flags(const Param &p, std::string_view t, Value &v, std::string &why)
+{
+    int64_t bits = 0;
+    for (const std::string &word : split_list(t)) {
+        if (word.empty()) continue;
+        const int k = word_index(p, word);
+        if (k < 0) {
+            why = "unknown flag \"" + word + "\" (known: " + p.words_text + ")";
+            return false;
+        }
+        bits |= int64_t(1) << k;
+    }
+    v.i = bits;
+    return true;
+}
+
+std::string format_bool(const Param &, const Value &v) { return v.i ? "true" : "false"; }
+
+std::string format_int(const Param &, const Value &v) { return std::to_string(v.i); }
+
+// With the largest suffix that is exact, so that the text parses back.
+std::string format_size(const Param &, const Value &v)
+{
+    for (const auto &[shift, suffix] : kSizeSuffixes)
+        if (v.i != 0 && v.i % (int64_t(1) << shift) == 0) return std::to_string(v.i >> shift) + suffix;
+    return std::to_string(v.i);
+}
+
+// Shortest text that reads back as the same double.
+std::string format_double(const Param &, const Value &v)
+{
+    char buf[64];
+    const auto result = std::to_chars(buf, buf + sizeof buf, v.d);
+    return std::string(buf, result.ptr);
+}
+
+std::string format_string(const Param &, const Value &v) { return v.s; }
+
+// A component may write its storage itself: an index out of range shows as a number.
+std::string format_enum(const Param &p, const Value &v)
+{
+    return v.i >= 0 && v.i < int64_t(p.words.size()) ? p.words[v.i] : std::to_string(v.i);
+}
+
+std::string format_flags(const Param &p, const Value &v)
+{
+    std::vector<std::string> set;
+    for (std::size_t k = 0; k < p.words.size(); ++k)
+        if (v.i & (int64_t(1) << k)) set.push_back(p.words[k]);
+    const uint64_t unknown = uint64_t(v.i) & ~((uint64_t(1) << p.words.size()) - 1);
+    if (unknown) set.push_back(printf_string("0x%llx", (unsigned long long)unknown));
+    return join(set);
+}
+
+struct TypeInfo {
+    const char *name;
+    Parser parse;
+    Formatter format;
+};
+// Indexed by OPF_PARAM_*.
+constexpr TypeInfo kTypes[] = {
+    {"bool", parse_bool, format_bool},       {"int", parse_int, format_int},
+    {"size", parse_size, format_size},       {"double", parse_double, format_double},
+    {"string", parse_string, format_string}, {"enum", parse_enum, format_enum},
+    {"flags", parse_flags, format_flags},
+};
+static_assert(OPF_PARAM_BOOL == 0 && OPF_PARAM_FLAGS == 6 && std::size(kTypes) == OPF_PARAM_FLAGS + 1);
+
+// Surrounding blanks matter only to strings.
+bool parse(const Param &p, std::string_view text, Value &v, std::string &why)
+{
+    return kTypes[p.type].parse(p, p.type == OPF_PARAM_STRING ? text : trim(text), v, why);
+}
+
+std::string format(const Param &p, const Value &v) { return kTypes[p.type].format(p, v); }
+
+// Storage types: see opf_param_spec_t in component.h.
+void store(Param &p, const Value &v)
+{
+    switch (p.type) {
+    case OPF_PARAM_BOOL: *static_cast<int *>(p.storage) = int(v.i); break;
+    case OPF_PARAM_DOUBLE: *static_cast<double *>(p.storage) = v.d; break;
+    case OPF_PARAM_STRING: *static_cast<const char **>(p.storage) = p.string_value.set(v.s); break;
+    default: *static_cast<int64_t *>(p.storage) = v.i; break;
+    }
+}
+
+// The current value is what the storage holds: a component may update it
+// (a read-only counter, for instance).
+Value load(const Param &p)
+{
+    Value v;
+    switch (p.type) {
+    case OPF_PARAM_BOOL: v.i = *static_cast<const int *>(p.storage); break;
+    case OPF_PARAM_DOUBLE: v.d = *static_cast<const double *>(p.storage); break;
+    case OPF_PARAM_STRING: {
+        const char *s = *static_cast<const char *const *>(p.storage);
+        v.s = s ? s : "";
+        break;
+    }
+    default: v.i = *static_cast<const int64_t *>(p.storage); break;
     }
     return v;
 }
+
+// ---- the registry ----------------------------------------------------------------
+
+// Value sources, highest first.
+enum Source { kApi, kCmdline, kEnvironment, kUserFile, kSystemFile, kDefault };
+
+struct FileValue {
+    std::string text, origin;   // origin: "file <path>:<line>"
+};
+
+struct Registry {
+    std::mutex lock;
+    std::vector<std::unique_ptr<Param>> params;       // declaration order
+    std::map<std::string, std::string> assigned[2];   // [kApi], [kCmdline]: name -> text
+    std::map<std::string, FileValue> files[2];        // [kUserFile - kUserFile], [kSystemFile - kUserFile]
+    bool files_loaded = false;
+    std::set<std::string> warned;                     // since the last opf_finalize
+};
+
+Registry reg;
+std::atomic<bool> framework_registered{false};
+
+// Each warning once per init..finalize: values are resolved again on every
+// set and at every declaration.
+[[gnu::format(printf, 1, 2)]] void warn_once(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    const std::string text = vprintf_string(fmt, args);
+    va_end(args);
+    if (reg.warned.insert(text).second) std::fprintf(stderr, "opframe: warning: %s\n", text.c_str());
+}
+
+Param *find(std::string_view name)
+{
+    for (const auto &p : reg.params)
+        if (p->name == name || std::find(p->synonyms.begin(), p->synonyms.end(), name) != p->synonyms.end())
+            return p.get();
+    return nullptr;
+}
+
+std::string user_file_path()
+{
+    if (const char *path = std::getenv("OPF_MCA_PARAM_FILE_USER")) return path;
+    const char *home = std::getenv("HOME");
+    return home && *home ? std::string(home) + "/.opframe/mca-params.conf" : "";
+}
+
+std::string system_file_path()
+{
+    if (const char *path = std::getenv("OPF_MCA_PARAM_FILE_SYSTEM")) return path;
+    return OPF_SYSCONFDIR "/opframe-mca-params.conf";
+}
+
+// `name = value` lines; '#' starts a comment line; "..." keeps blanks. A
+// missing file is normal (no settings); a later line overrides an earlier one.
+void read_file(const std::string &path, std::map<std::string, FileValue> &out)
+{
+    out.clear();
+    if (path.empty()) return;
+    FILE *file = std::fopen(path.c_str(), "r");
+    if (!file) {
+        if (errno != ENOENT) warn_once("cannot read parameter file %s: %s", path.c_str(), std::strerror(errno));
+        return;
+    }
+    char *buf = nullptr;
+    std::size_t cap = 0;
+    for (int number = 1; getline(&buf, &cap, file) >= 0; ++number) {
+        const std::string_view line = trim(buf);
+        if (line.empty() || line[0] == '#') continue;
+        const std::string where = path + ":" + std::to_string(number);
+        const std::size_t eq = line.find('=');
+        const std::string_view name = eq == std::string_view::npos ? "" : trim(line.substr(0, eq));
+        if (name.empty()) {
+            warn_once("%s: ignoring malformed line \"%.*s\" (expected name = value)", where.c_str(), int(line.size()),
+                      line.data());
+            continue;
+        }
+        std::string_view value = trim(line.substr(eq + 1));
+        if (!value.empty() && value[0] == '"') {
+            if (value.size() < 2 || value.back() != '"') {
+                warn_once("%s: ignoring line with an unterminated quote", where.c_str());
+                continue;
+            }
+            value = value.substr(1, value.size() - 2);
+        }
+        out[std::string(name)] = {std::string(value), "file " + where};
+    }
+    std::free(buf);
+    std::fclose(file);
+}
+
+void load_files()
+{
+    read_file(user_file_path(), reg.files[0]);
+    read_file(system_file_path(), reg.files[1]);
+    reg.files_loaded = true;
+}
+
+// A value found for a parameter in one source.
+struct Candidate {
+    std::string text, origin, synonym;   // synonym: the deprecated name it came under, or ""
+    std::string source_text() const { return synonym.empty() ? origin : origin + " (synonym " + synonym + ")"; }
+};
+
+// The value `name` has in source `s`, if any.
+bool lookup(Source s, const std::string &name, Candidate &c)
+{
+    switch (s) {
+    case kApi:
+    case kCmdline: {
+        const auto it = reg.assigned[s].find(name);
+        if (it == reg.assigned[s].end()) return false;
+        c.text = it->second;
+        c.origin = s == kApi ? "API" : "command line";
+        return true;
+    }
+    case kEnvironment: {
+        const std::string variable = "OPF_MCA_" + name;
+        const char *text = std::getenv(variable.c_str());
+        if (!text) return false;
+        c.text = text;
+        c.origin = "environment " + variable;
+        return true;
+    }
+    case kUserFile:
+    case kSystemFile: {
+        const auto &file = reg.files[s - kUserFile];
+        const auto it = file.find(name);
+        if (it == file.end()) return false;
+        c.text = it->second.text;
+        c.origin = it->second.origin;
+        return true;
+    }
+    case kDefault: break;
+    }
+    return false;
+}
+
+// Takes the highest valid value (a read-only parameter takes its default),
+// writes it to the storage, and warns about every value passed over as bad
+// and about a deprecated name.
+void resolve(Param &p)
+{
+    if (!reg.files_loaded) load_files();
+    std::vector<std::pair<Candidate, std::string>> rejected;   // with the reason
+    Candidate chosen{p.default_text, "default", ""};
+    Value value;
+    bool found = false;
+    for (int s = kApi; s < kDefault && !found; ++s) {
+        std::vector<std::string> names{p.name};
+        names.insert(names.end(), p.synonyms.begin(), p.synonyms.end());
+        for (const std::string &name : names) {
+            Candidate c;
+            if (!lookup(Source(s), name, c)) continue;
+            if (name != p.name) c.synonym = name;
+            std::string why;
+            if (p.read_only) why = "the parameter is read-only";
+            else if (parse(p, c.text, value, why)) {
+                chosen = c;
+                found = true;
+                break;
+            }
+            rejected.emplace_back(c, why);
+        }
+    }
+    if (!found) {
+        std::string unused;
+        parse(p, p.default_text, value, unused);   // checked at declaration
+    }
+    store(p, value);
+    p.source.set(chosen.source_text());
+    const std::string shown = format(p, value);
+    for (const auto &[c, why] : rejected) {
+        const std::string who = c.synonym.empty() ? p.name : c.synonym + " (synonym of " + p.name + ")";
+        warn_once("ignoring %s = \"%s\" from %s: %s; using %s (%s)", who.c_str(), c.text.c_str(), c.origin.c_str(),
+                  why.c_str(), shown.c_str(), chosen.source_text().c_str());
+    }
+    if (!chosen.synonym.empty())
+        warn_once("%s (%s) is deprecated, use %s", chosen.synonym.c_str(), chosen.origin.c_str(), p.name.c_str());
+}
+
+// Checks a declaration and builds its record; OPF_ERR_ARG with a message if invalid.
+int make_param(const opf_param_spec_t &spec, Param &p)
+{
+    const char *fn = "opf_param_register";
+    if (!spec.name || !valid_name(spec.name))
+        return fail(OPF_ERR_ARG, "%s: invalid parameter name \"%s\" (letters, digits and '_', not empty)", fn,
+                    spec.name ? spec.name : "(null)");
+    p.name = spec.name;
+    const char *name = spec.name;
+    if (spec.type < OPF_PARAM_BOOL || spec.type > OPF_PARAM_FLAGS)
+        return fail(OPF_ERR_ARG, "%s(%s): unknown type %d", fn, name, spec.type);
+    if (spec.level < 1 || spec.level > 9)
+        return fail(OPF_ERR_ARG, "%s(%s): level %d is not in 1..9", fn, name, spec.level);
+    if (spec.flags & ~OPF_PARAM_READ_ONLY) return fail(OPF_ERR_ARG, "%s(%s): unknown flags 0x%x", fn, name, spec.flags);
+    if (!spec.storage) return fail(OPF_ERR_ARG, "%s(%s): storage is NULL", fn, name);
+    p.type = spec.type;
+    p.level = spec.level;
+    p.read_only = spec.flags & OPF_PARAM_READ_ONLY;
+    p.storage = spec.storage;
+    p.description = spec.description ? spec.description : "";
+    p.default_text = spec.default_value ? spec.default_value : "";
+
+    if (p.type == OPF_PARAM_ENUM || p.type == OPF_PARAM_FLAGS) {
+        p.words = split_list(spec.values ? spec.values : "");
+        for (std::size_t k = 0; k < p.words.size(); ++k)
+            if (p.words[k].empty() || p.words[k].find_first_of(" \t") != std::string::npos ||
+                word_index(p, p.words[k]) != int(k))
+                return fail(OPF_ERR_ARG, "%s(%s): the word list \"%s\" has an empty, blank-containing or repeated word", fn,
+                            name, spec.values ? spec.values : "");
+        if (p.type == OPF_PARAM_FLAGS && p.words.size() > 63)
+            return fail(OPF_ERR_ARG, "%s(%s): more than 63 flag words", fn, name);
+        p.words_text = join(p.words);
+    }
+    if (spec.synonyms) {
+        p.synonyms = split_list(spec.synonyms);
+        for (const std::string &synonym : p.synonyms)
+            if (!valid_name(synonym) || synonym == p.name)
+                return fail(OPF_ERR_ARG, "%s(%s): invalid synonym \"%s\"", fn, name, synonym.c_str());
+        p.synonyms_text = join(p.synonyms);
+    }
+    std::string why;
+    Value unused;
+    if (!parse(p, p.default_text, unused, why))
+        return fail(OPF_ERR_ARG, "%s(%s): default \"%s\" is not a valid %s: %s", fn, name, p.default_text.c_str(),
+                    kTypes[p.type].name, why.c_str());
+    return OPF_SUCCESS;
+}
+
+// Declares a parameter; `min`..`max` bounds an INT (not reachable through the C ABI).
+int register_param(const opf_param_spec_t *spec, bool framework, int64_t min = INT64_MIN, int64_t max = INT64_MAX)
+{
+    if (!spec) return fail(OPF_ERR_ARG, "opf_param_register: spec is NULL");
+    auto p = std::make_unique<Param>();
+    p->framework = framework;
+    p->min = min;
+    p->max = max;
+    if (int rc = make_param(*spec, *p)) return rc;
+
+    std::lock_guard guard(reg.lock);
+    if (Param *old = find(p->name); old && old->name == p->name) {
+        if (old->storage != p->storage)
+            return fail(OPF_ERR_ARG, "opf_param_register: parameter %s is already registered (with other storage)",
+                        p->name.c_str());
+        resolve(*old);   // the same declaration again: values may have changed since
+        return OPF_SUCCESS;
+    }
+    std::vector<std::string> names{p->name};
+    names.insert(names.end(), p->synonyms.begin(), p->synonyms.end());
+    for (const std::string &name : names)
+        if (const Param *other = find(name))
+            return fail(OPF_ERR_ARG, "opf_param_register(%s): the name %s is taken by parameter %s", p->name.c_str(),
+                        name.c_str(), other->name.c_str());
+    resolve(*p);
+    reg.params.push_back(std::move(p));
+    return OPF_SUCCESS;
+}
+
+// The framework's parameters are there before opf_init too, so that get and
+// set know them (and check values) early.
+void ensure_framework_params()
+{
+    if (!framework_registered.load(std::memory_order_acquire)) load_params();
+}
+
+// opf_param_set / opf_param_set_cmdline: one value per parameter and source.
+int assign(Source source, const char *fn, const char *name, const char *value)
+{
+    if (!name || !*name) return fail(OPF_ERR_ARG, "%s: name is NULL or empty", fn);
+    ensure_framework_params();
+    std::lock_guard guard(reg.lock);
+    auto &values = reg.assigned[source];
+    Param *p = find(name);
+    if (!p) {
+        // Before opf_init the name may belong to a component not loaded yet.
+        if (initialized.load(std::memory_order_acquire))
+            return fail(OPF_ERR_ARG, "%s: unknown parameter \"%s\"", fn, name);
+        if (value) values[name] = value;
+        else values.erase(name);
+        return OPF_SUCCESS;
+    }
+    if (p->read_only) return fail(OPF_ERR_ARG, "%s: parameter %s is read-only", fn, p->name.c_str());
+    std::string why;
+    Value unused;
+    if (value && !parse(*p, value, unused, why))
+        return fail(OPF_ERR_ARG, "%s: invalid value \"%s\" for %s parameter %s: %s", fn, value, kTypes[p->type].name,
+                    p->name.c_str(), why.c_str());
+    values.erase(p->name);
+    for (const std::string &synonym : p->synonyms) values.erase(synonym);
+    if (value) values[name] = value;
+    resolve(*p);
+    return OPF_SUCCESS;
+}
+
 } // namespace
+
+void register_framework_params()
+{
+    struct Declaration {
+        opf_param_spec_t spec;
+        int64_t min = INT64_MIN, max = INT64_MAX;
+    };
+    const std::string int_max = std::to_string(INT_MAX);
+    const Declaration declarations[] = {
+        {{"op_base_user_int_limit", OPF_PARAM_INT, int_max.c_str(),
+          "Largest count handed to an int-count user function in one call; larger counts arrive in several calls", 9,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.user_int_limit},
+         1, INT_MAX},
+        {{"op", OPF_PARAM_STRING, "",
+          "Components to use (\"a,b\") or to exclude (\"^a,b\"); empty: every component found", 2, OPF_PARAM_SETTABLE,
+          nullptr, nullptr, &params.op_list}},
+        {{"op_base_verbose", OPF_PARAM_INT, "0", "Verbosity of the op framework (0: silent .. 100: everything)", 5,
+          OPF_PARAM_SETTABLE, nullptr, "op_verbose", &params.verbose},
+         0, 100},
+        {{"mca_component_path", OPF_PARAM_STRING, OPF_COMPONENT_PATH_DEFAULT,
+          "Directories searched for components (opf_op_<name>.so), ':'-separated", 4, OPF_PARAM_SETTABLE, nullptr,
+          nullptr, &params.component_path}},
+        {{"mca_component_show_load_errors", OPF_PARAM_BOOL, "true",
+          "Warn about component files that cannot be loaded", 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
+          &params.show_load_errors}},
+        {{"op_base_pin", OPF_PARAM_STRING, "",
+          "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\")", 4,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.pin}},
+        {{"op_base_selftest", OPF_PARAM_BOOL, "false",
+          "Test every selected component kernel against the base at init; a kernel that differs is dropped", 4,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.selftest}},
+    };
+    for (const Declaration &d : declarations)
+        if (register_param(&d.spec, true, d.min, d.max) != OPF_SUCCESS)   // only if someone took the name first
+            std::fprintf(stderr, "opframe: warning: %s\n", opf_last_error());
+    framework_registered.store(true, std::memory_order_release);
+}
 
 void load_params()
 {
-    params.user_int_limit = int_param("op_base_user_int_limit", INT_MAX, 1, INT_MAX);
+    {
+        std::lock_guard guard(reg.lock);
+        load_files();
+    }
+    register_framework_params();
+}
+
+void params_finalize()
+{
+    std::lock_guard guard(reg.lock);
+    std::erase_if(reg.params, [](const std::unique_ptr<Param> &p) { return !p->framework; });
+    for (const auto &p : reg.params) {
+        p->string_value.forget_old();
+        p->source.forget_old();
+        p->shown_value.forget_old();
+    }
+    reg.warned.clear();
 }
 
 } // namespace opf
+
+using namespace opf;
+
+OPF_API int opf_param_register(const opf_param_spec_t *spec) { return register_param(spec, false); }
+
+OPF_API int opf_param_set(const char *name, const char *value) { return assign(kApi, "opf_param_set", name, value); }
+
+OPF_API int opf_param_set_cmdline(const char *name, const char *value)
+{
+    return assign(kCmdline, "opf_param_set_cmdline", name, value);
+}
+
+OPF_API int opf_param_get(const char *name, char *buf, int len)
+{
+    if (!name || !buf || len <= 0) return fail(OPF_ERR_ARG, "opf_param_get: NULL name or buffer, or len <= 0");
+    ensure_framework_params();
+    std::lock_guard guard(reg.lock);
+    const Param *p = find(name);
+    if (!p) return fail(OPF_ERR_ARG, "opf_param_get: unknown parameter \"%s\"", name);
+    const std::string text = format(*p, load(*p));
+    if (text.size() >= std::size_t(len))
+        return fail(OPF_ERR_ARG, "opf_param_get: the value of %s needs %zu bytes, the buffer has %d", p->name.c_str(),
+                    text.size() + 1, len);
+    std::memcpy(buf, text.c_str(), text.size() + 1);
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_param_count(void)
+{
+    ensure_framework_params();
+    std::lock_guard guard(reg.lock);
+    return int(reg.params.size());
+}
+
+OPF_API int opf_param_describe(int index, opf_param_info_t *info)
+{
+    if (!info) return fail(OPF_ERR_ARG, "opf_param_describe: info is NULL");
+    ensure_framework_params();
+    std::lock_guard guard(reg.lock);
+    if (index < 0 || std::size_t(index) >= reg.params.size())
+        return fail(OPF_ERR_ARG, "opf_param_describe: index %d is not in [0, %zu)", index, reg.params.size());
+    Param &p = *reg.params[index];
+    info->name = p.name.c_str();
+    info->type = p.type;
+    info->type_name = kTypes[p.type].name;
+    info->value = p.shown_value.set(format(p, load(p)));
+    info->default_value = p.default_text.c_str();
+    info->description = p.description.c_str();
+    info->level = p.level;
+    info->read_only = p.read_only;
+    info->source = p.source.c_str();
+    info->values = p.words.empty() ? nullptr : p.words_text.c_str();
+    info->synonyms = p.synonyms.empty() ? nullptr : p.synonyms_text.c_str();
+    return OPF_SUCCESS;
+}

@@ -1,9 +1,11 @@
 // reduce.cpp — opf_reduce_local and opf_reduce_local3: check the call in
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 
+#include "framework/components.h"
 #include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/op.h"
@@ -50,36 +52,64 @@ struct Call {
     return OPF_SUCCESS;
 }
 
-const Slot &slot(int op_id, int kernel_type) { return op_table[op_id][OPF_MEM_HOST][kernel_type]; }
+const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
+
+// The memory kind a call runs on: host, unless a device component claims the
+// output buffer. Operands of different kinds are not supported (yet).
+[[gnu::cold]] int device_memory_kind(const char *function, opf_op_t op, opf_datatype_t datatype, const void *out,
+                                     std::initializer_list<const void *> inputs, int &mem)
+{
+    mem = memory_kind_of(out);
+    for (const void *p : inputs)
+        if (memory_kind_of(p) != mem)
+            return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                             "the buffers live in different kinds of memory (host and device)");
+    return OPF_SUCCESS;
+}
 
 // Predefined op, 2-buffer, on any datatype.
-[[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t)
+[[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count,
+                                          const Datatype &t, int mem = OPF_MEM_HOST)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, t.kernel_type).two.pick(n)(in, inout, n);
+        slot(op_id, mem, t.kernel_type).two.pick(n)(in, inout, n);
         return;
     }
     for (opf_count_t i = 0; i < count; ++i)
         for (const Block &b : t.blocks) {
             const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
+            slot(op_id, mem, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
         }
 }
 
 // Predefined op, 3-buffer, on any datatype.
-[[gnu::always_inline]] inline void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count, const Datatype &t)
+[[gnu::always_inline]] inline void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out,
+                                          opf_count_t count, const Datatype &t, int mem = OPF_MEM_HOST)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, t.kernel_type).three.pick(n)(in1, in2, out, n);
+        slot(op_id, mem, t.kernel_type).three.pick(n)(in1, in2, out, n);
         return;
     }
     for (opf_count_t i = 0; i < count; ++i)
         for (const Block &b : t.blocks) {
             const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
+            slot(op_id, mem, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
         }
+}
+
+// A predefined op on device memory: the slot must have a kernel for that kind.
+[[gnu::cold]] int check_device_slot(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c,
+                                    int mem, int nbuf)
+{
+    for (const Block &b : c.type->blocks) {
+        const Slot &s = slot(c.op_id, mem, b.kernel_type);
+        if (!(nbuf == 2 ? s.two.offer.fn || s.two.larger : s.three.offer.fn || s.three.larger))
+            return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                             "the buffers are device memory and no component serves this op on it");
+    }
+    return OPF_SUCCESS;
 }
 
 // User op: inoutvec = invec op inoutvec. An int callback gets at most
@@ -148,10 +178,18 @@ OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t coun
                          inbuf ? "inoutbuf" : "inbuf", (long long)count);
     auto in = static_cast<const Bytes *>(inbuf);
     auto inout = static_cast<Bytes *>(inoutbuf);
+    int mem = OPF_MEM_HOST;
+    if (have_memory_kind_components) [[unlikely]] {
+        if (int rc = device_memory_kind("opf_reduce_local", op, datatype, inout, {inbuf}, mem)) return rc;
+        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)))
+            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
+                                      "user ops run on host memory only")
+                          : OPF_ERR_BUFFER;
+    }
     if (c.user) [[unlikely]]
         call_user(*c.user, in, inout, count, datatype, *c.type);
     else
-        apply2(c.op_id, in, inout, count, *c.type);
+        apply2(c.op_id, in, inout, count, *c.type, mem);
     return OPF_SUCCESS;
 }
 
@@ -167,8 +205,16 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
     auto a = static_cast<const Bytes *>(in1);
     auto b = static_cast<const Bytes *>(in2);
     auto o = static_cast<Bytes *>(out);
+    int mem = OPF_MEM_HOST;
+    if (have_memory_kind_components) [[unlikely]] {
+        if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, out, {in1, in2}, mem)) return rc;
+        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)))
+            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
+                                      "user ops run on host memory only")
+                          : OPF_ERR_BUFFER;
+    }
     if (c.user) [[unlikely]]
         return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
-    apply3(c.op_id, a, b, o, count, *c.type);
+    apply3(c.op_id, a, b, o, count, *c.type, mem);
     return OPF_SUCCESS;
 }

@@ -3,6 +3,7 @@
 
 #include <mutex>
 
+#include "framework/components.h"
 #include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/op.h"
@@ -22,6 +23,12 @@ int initialize_slow()
     if (initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
     load_params();
     load_base_table();
+    // Components overlay the base table; a bad `op` list leaves the library
+    // uninitialised and the error reported to the caller.
+    if (int rc = components_init()) {
+        load_base_table();
+        return rc;
+    }
     initialized.store(true, std::memory_order_release);
     return OPF_SUCCESS;
 }
@@ -39,6 +46,8 @@ OPF_API int opf_finalize(void)
     initialized.store(false, std::memory_order_release);
     release_all_user_ops();
     release_all_types();
+    components_finalize();
+    params_finalize();   // after close(): a component may read its parameters until then
     return OPF_SUCCESS;
 }
 

@@ -1,12 +1,20 @@
-// opframe_info — what this opframe build is and which kernel serves each slot.
+// opframe_info — the ompi_info of opframe: build, components, parameters,
+// hardware, and which component serves each slot of the mixed table.
 //
-//   opframe_info                      package, version, build
-//   opframe_info --kernels [--op OP] [--type KT] [--parsable]
-//                                     the mixed table: provider of every slot (2-buffer/3-buffer)
-//   opframe_info --types [--parsable] every predefined datatype, its kernel type and its ops
+//   opframe_info                         package, build, one line per component
+//   opframe_info --param FW COMP [--level N]   parameters (FW: op|all; COMP: name|base|all)
+//   opframe_info --all                   everything, parameters of every level
+//   opframe_info --show-failed           component files that could not be used, and why
+//   opframe_info --hw                    CPU, ISA, caches, cores, NUMA, devices
+//   opframe_info --kernels [--op OP] [--type T]   the mixed table (2-buffer/3-buffer provider)
+//   opframe_info --explain OP TYPE       the offers for one slot and why the winner won
+//   opframe_info --types                 datatypes, their kernel types and ops
+//   opframe_info --path                  where components and parameter files are looked for
+//   --parsable (colon-separated, stable) | --json ; --mca NAME VALUE (repeatable) ; -V
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -15,84 +23,294 @@
 
 namespace {
 
+enum class Format { Text, Parsable, Json };
+
+struct Options {
+    bool build = true, components = true, params = false, failed = false, hw = false, kernels = false, types = false,
+         path = false;
+    std::string param_framework = "all", param_component = "all", op_filter, type_filter, explain_op, explain_type;
+    int level = 1;
+    Format format = Format::Text;
+};
+
 const char *op_name(int id) { return opf_op_name(reinterpret_cast<opf_op_t>(uintptr_t(id))); }
+bool matches(const std::string &filter, const char *name) { return filter.empty() || !strcasecmp(filter.c_str(), name); }
 
-bool matches(const char *filter, const char *name) { return !filter || strcasecmp(filter, name) == 0; }
-
-void show_build()
+// JSON string escaping (the only JSON writing this tool needs).
+std::string js(const char *s)
 {
-    std::printf("                 Package: %s\n", PACKAGE_STRING);
-    std::printf("                 Version: %d.%d.%d\n", OPF_VERSION_MAJOR, OPF_VERSION_MINOR, OPF_VERSION_PATCH);
-    std::printf("            C++ compiler: %s\n", OPF_BUILD_CXX);
-    std::printf("            Kernel flags: %s\n", OPF_BUILD_KERNEL_FLAGS);
-    std::printf("    Open MPI comparison: %s\n", OPF_BUILD_OMPI);
+    std::string out = "\"";
+    for (; s && *s; ++s) {
+        if (*s == '"' || *s == '\\') out += '\\';
+        if (static_cast<unsigned char>(*s) < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", *s);
+            out += esc;
+            continue;
+        }
+        out += *s;
+    }
+    return out + "\"";
+}
+
+// Emits one record: text as "label: value" lines, parsable as prefix:key:value,
+// JSON as an object. Keeps the three formats in one place.
+struct Record {
+    std::vector<std::pair<std::string, std::string>> fields;
+    Record &add(const std::string &k, const std::string &v)
+    {
+        fields.emplace_back(k, v);
+        return *this;
+    }
+};
+
+struct Printer {
+    Format format;
+    bool first_json = true;
+    void begin() { if (format == Format::Json) std::printf("["); }
+    void end() { if (format == Format::Json) std::printf("\n]\n"); }
+    void record(const std::string &prefix, const Record &r, const std::string &text_line)
+    {
+        if (format == Format::Text) {
+            std::printf("%s\n", text_line.c_str());
+        } else if (format == Format::Parsable) {
+            for (auto &[k, v] : r.fields) std::printf("%s:%s:%s\n", prefix.c_str(), k.c_str(), v.c_str());
+        } else {
+            std::printf("%s\n  {\"kind\": %s", first_json ? "" : ",", js(prefix.c_str()).c_str());
+            for (auto &[k, v] : r.fields) std::printf(", %s: %s", js(k.c_str()).c_str(), js(v.c_str()).c_str());
+            std::printf("}");
+            first_json = false;
+        }
+    }
+};
+
+std::string version_of(const int v[3]) { return std::to_string(v[0]) + "." + std::to_string(v[1]) + "." + std::to_string(v[2]); }
+
+void show_build(Printer &p)
+{
     int slots = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) slots += opf_slot_exists(op, kt);
-    std::printf("    Kernel slots (host): %d (each with a 2-buffer and a 3-buffer kernel)\n", slots);
-    std::printf("              Providers: base\n");
+    Record r;
+    r.add("package", PACKAGE_STRING).add("version", PACKAGE_VERSION).add("abi", std::to_string(OPF_COMPONENT_ABI_VERSION))
+        .add("cxx", OPF_BUILD_CXX).add("kernel_flags", OPF_BUILD_KERNEL_FLAGS).add("ompi_bench", OPF_BUILD_OMPI)
+        .add("slots", std::to_string(slots));
+    std::string text;
+    for (auto &[k, v] : std::vector<std::pair<const char *, std::string>>{
+             {"Package", PACKAGE_STRING}, {"Component ABI", std::to_string(OPF_COMPONENT_ABI_VERSION)},
+             {"C++ compiler", OPF_BUILD_CXX}, {"Kernel flags", OPF_BUILD_KERNEL_FLAGS},
+             {"Open MPI in bench", OPF_BUILD_OMPI}, {"Host kernel slots", std::to_string(slots) + " (2- and 3-buffer each)"}})
+        text += std::string(22 - std::min<size_t>(22, std::strlen(k)), ' ') + k + ": " + v + "\n";
+    text.pop_back();
+    p.record("build", r, text);
 }
 
-// One line per kernel type; one column per op: "2buf/3buf" provider.
-void show_kernels(const char *op_filter, const char *type_filter, bool parsable)
+void show_components(Printer &p)
 {
-    if (!parsable) {
+    for (int i = 0; i < opf_component_count(); ++i) {
+        opf_component_info_t c;
+        if (opf_component_describe(i, &c) != OPF_SUCCESS) continue;
+        Record r;
+        r.add("name", c.name).add("version", version_of(c.version)).add("abi", std::to_string(c.abi_version))
+            .add("status", c.status).add("path", c.path).add("description", c.description ? c.description : "");
+        char line[512];
+        std::snprintf(line, sizeof line, "%22s: %s (MCA v%d, API v%d, Component v%s) %s", "MCA op", c.name,
+                      OPF_COMPONENT_ABI_VERSION, c.abi_version, version_of(c.version).c_str(), c.status);
+        p.record("mca:op:" + std::string(c.name), r, line);
+    }
+    if (opf_component_count() == 0 && p.format == Format::Text)
+        std::printf("%22s: (no components found on mca_component_path; opframe_info --path)\n", "MCA op");
+}
+
+void show_failed(Printer &p)
+{
+    for (int i = 0; i < opf_failed_count(); ++i) {
+        opf_failed_info_t f;
+        if (opf_failed_describe(i, &f) != OPF_SUCCESS) continue;
+        Record r;
+        r.add("path", f.path).add("reason", f.reason);
+        p.record("failed", r, std::string("failed: ") + f.path + "\n        " + f.reason);
+    }
+    if (opf_failed_count() == 0 && p.format == Format::Text) std::printf("no component file failed to load\n");
+}
+
+// The component a parameter belongs to: op_<component>_... ; the rest is the framework's ("base").
+std::string owner_of(const char *name)
+{
+    for (int i = 0; i < opf_component_count(); ++i) {
+        opf_component_info_t c;
+        if (opf_component_describe(i, &c) == OPF_SUCCESS && std::string(name).rfind("op_" + std::string(c.name) + "_", 0) == 0)
+            return c.name;
+    }
+    return "base";
+}
+
+void show_params(Printer &p, const Options &o)
+{
+    if (o.param_framework != "all" && o.param_framework != "op") {
+        std::fprintf(stderr, "opframe_info: unknown framework \"%s\" (this is the \"op\" framework)\n",
+                     o.param_framework.c_str());
+        return;
+    }
+    for (int i = 0; i < opf_param_count(); ++i) {
+        opf_param_info_t info;
+        if (opf_param_describe(i, &info) != OPF_SUCCESS || info.level > o.level) continue;
+        const std::string owner = owner_of(info.name);
+        if (o.param_component != "all" && o.param_component != owner) continue;
+        Record r;
+        r.add("value", info.value).add("source", info.source).add("default", info.default_value)
+            .add("level", std::to_string(info.level)).add("type", info.type_name)
+            .add("read_only", info.read_only ? "true" : "false").add("help", info.description);
+        if (info.values) r.add("enumerator", info.values);
+        if (info.synonyms) r.add("deprecated_synonyms", info.synonyms);
+        std::string text = "MCA op " + owner + ": " + (info.read_only ? "informational" : "parameter") + " \"" +
+                           info.name + "\" (current value: \"" + info.value + "\", data source: " + info.source +
+                           ", level: " + std::to_string(info.level) + ", type: " + info.type_name + ")\n    " +
+                           info.description;
+        if (info.values) text += std::string("\n    Valid values: ") + info.values;
+        if (info.synonyms) text += std::string("\n    Deprecated synonyms: ") + info.synonyms;
+        p.record("mca:op:" + owner + ":param:" + info.name, r, text);
+    }
+}
+
+void show_hw(Printer &p)
+{
+    opf_hw_info_t hw;
+    if (opf_hw_describe(&hw) != OPF_SUCCESS) return;
+    char isa[512], cpu_only[512];
+    opf_hw_format_features(hw.x86_features, isa, sizeof isa);
+    opf_hw_format_features(hw.x86_cpu_only, cpu_only, sizeof cpu_only);
+    auto kib = [](int64_t b) { return b ? std::to_string(b / 1024) + " KiB" : std::string("unknown"); };
+    Record r;
+    r.add("cpu", hw.cpu_model).add("isa", isa).add("isa_cpu_only", cpu_only).add("cores", std::to_string(hw.cores))
+        .add("pus", std::to_string(hw.pus)).add("numa_nodes", std::to_string(hw.numa_nodes))
+        .add("l1d", std::to_string(hw.l1d_bytes)).add("l2", std::to_string(hw.l2_bytes)).add("l3", std::to_string(hw.l3_bytes))
+        .add("hwloc", hw.hwloc ? "yes" : "no").add("devices", std::to_string(hw.n_devices));
+    std::string text = std::string("CPU: ") + hw.cpu_model + "\nISA (CPU and OS): " + isa +
+                       "\nISA the OS does not enable: " + cpu_only + "\nCores: " + std::to_string(hw.cores) +
+                       ", PUs: " + std::to_string(hw.pus) + ", NUMA nodes: " + std::to_string(hw.numa_nodes) +
+                       "\nCaches: L1d " + kib(hw.l1d_bytes) + ", L2 " + kib(hw.l2_bytes) + ", L3 " + kib(hw.l3_bytes) +
+                       "\nTopology from: " + (hw.hwloc ? "hwloc" : "sysconf (no hwloc)") +
+                       "\nDevices: " + (hw.n_devices ? "" : "none");
+    for (int i = 0; i < hw.n_devices; ++i)
+        text += std::string("\n  ") + hw.devices[i].name + " (" + hw.devices[i].kind + ") " + hw.devices[i].model;
+    p.record("hw", r, text);
+    for (int i = 0; i < hw.n_devices; ++i) {
+        Record d;
+        d.add("name", hw.devices[i].name).add("kind", hw.devices[i].kind).add("model", hw.devices[i].model);
+        if (p.format != Format::Text) p.record("hw:device", d, "");
+    }
+}
+
+void show_kernels(Printer &p, const Options &o)
+{
+    static const char *mems[] = {"host", "cuda", "opencl"};
+    if (p.format == Format::Text) {
         std::printf("%-22s", "kernel type");
         for (int op = 1; op < OPF_OPID_COUNT; ++op)
-            if (matches(op_filter, op_name(op))) std::printf(" %-8s", op_name(op));
+            if (matches(o.op_filter, op_name(op))) std::printf(" %-9s", op_name(op));
         std::printf("\n");
     }
-    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-        const char *kt_name = opf_kernel_type_name(kt);
-        if (!matches(type_filter, kt_name)) continue;
-        if (!parsable) std::printf("%-22s", kt_name);
-        for (int op = 1; op < OPF_OPID_COUNT; ++op) {
-            if (!matches(op_filter, op_name(op))) continue;
-            const char *p2 = opf_slot_provider(op, kt, 2, 1);
-            const char *p3 = opf_slot_provider(op, kt, 3, 1);
-            if (parsable) {
-                if (p2 || p3)
-                    std::printf("kernel:%s:%s:2buf:%s\nkernel:%s:%s:3buf:%s\n", op_name(op), kt_name, p2 ? p2 : "none",
-                                op_name(op), kt_name, p3 ? p3 : "none");
-            } else if (!p2 && !p3) {
-                std::printf(" %-8s", ".");
-            } else {
-                std::string cell = p2 && p3 && !std::strcmp(p2, p3) ? p2 : std::string(p2 ? p2 : "-") + "/" + (p3 ? p3 : "-");
-                std::printf(" %-8s", cell.c_str());
+    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            const char *kt_name = opf_kernel_type_name(kt);
+            if (!matches(o.type_filter, kt_name)) continue;
+            std::string row;
+            bool any = false;
+            for (int op = 1; op < OPF_OPID_COUNT; ++op) {
+                if (!matches(o.op_filter, op_name(op))) continue;
+                const char *p2 = opf_slot_provider_mem(op, kt, mem, 2, 1);
+                const char *p3 = opf_slot_provider_mem(op, kt, mem, 3, 1);
+                std::string cell = !opf_slot_exists(op, kt) ? "." : !p2 && !p3 ? "-"
+                                   : p2 && p3 && !std::strcmp(p2, p3) ? p2
+                                   : std::string(p2 ? p2 : "-") + "/" + (p3 ? p3 : "-");
+                any |= p2 || p3;
+                char buf[64];
+                std::snprintf(buf, sizeof buf, " %-9s", cell.c_str());
+                row += buf;
+                if (p.format != Format::Text && (p2 || p3)) {
+                    Record r;
+                    r.add("2buf", p2 ? p2 : "none").add("3buf", p3 ? p3 : "none");
+                    p.record(std::string("kernel:") + mems[mem] + ":" + op_name(op) + ":" + kt_name, r, "");
+                }
             }
+            if (p.format == Format::Text && (mem == OPF_MEM_HOST || any))
+                std::printf("%-22s%s\n", (mem == OPF_MEM_HOST ? std::string(kt_name) : std::string(mems[mem]) + ":" + kt_name).c_str(),
+                            row.c_str());
         }
-        if (!parsable) std::printf("\n");
-    }
-    if (!parsable) std::printf("(\".\": the op is not defined on the kernel type)\n");
+    if (p.format == Format::Text)
+        std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels; \".\": op not defined on the type)\n");
 }
 
-void show_types(bool parsable)
+int show_explain(const Options &o)
+{
+    int op = -1, kt = -1;
+    for (int id = 1; id < OPF_OPID_COUNT; ++id)
+        if (!strcasecmp(o.explain_op.c_str(), op_name(id))) op = id;
+    for (int id = 1; id < OPF_TYPEID_COUNT_ && kt < 0; ++id) {   // a datatype name
+        const opf_datatype_t t = reinterpret_cast<opf_datatype_t>(uintptr_t(id));
+        if (!strcasecmp(o.explain_type.c_str(), opf_type_name(t))) opf_type_kernel_type(t, &kt);
+    }
+    for (int id = 0; id < OPF_KT_COUNT && kt < 0; ++id)   // or a kernel type name
+        if (!strcasecmp(o.explain_type.c_str(), opf_kernel_type_name(id))) kt = id;
+    if (op < 0 || kt < 0 || !opf_slot_exists(op, kt)) {
+        std::fprintf(stderr, "opframe_info: no slot for op \"%s\" and type \"%s\"\n", o.explain_op.c_str(),
+                     o.explain_type.c_str());
+        return 1;
+    }
+    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
+        for (int nbuf : {2, 3}) {
+            char buf[4096];
+            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel")))
+                std::printf("%s\n", buf);
+        }
+    return 0;
+}
+
+void show_types(Printer &p)
 {
     for (int id = 1; id < OPF_TYPEID_COUNT_; ++id) {
         const opf_datatype_t t = reinterpret_cast<opf_datatype_t>(uintptr_t(id));
         opf_count_t size;
         int kt;
         if (opf_type_size(t, &size) != OPF_SUCCESS || opf_type_kernel_type(t, &kt) != OPF_SUCCESS) {
-            std::printf(parsable ? "type:%s:unsupported\n" : "%-22s (not supported by this build)\n", opf_type_name(t));
+            Record r;
+            r.add("supported", "no");
+            p.record(std::string("type:") + opf_type_name(t), r, std::string(opf_type_name(t)) + " (not supported by this build)");
             continue;
         }
         std::string ops;
         for (int op = 1; op < OPF_OPID_COUNT; ++op) {
             int valid = 0;
             opf_op_valid_for_type(reinterpret_cast<opf_op_t>(uintptr_t(op)), t, &valid);
-            if (valid) ops += std::string(ops.empty() ? "" : parsable ? "," : " ") + op_name(op);
+            if (valid) ops += std::string(ops.empty() ? "" : ",") + op_name(op);
         }
-        if (parsable)
-            std::printf("type:%s:%s:%lld:%s\n", opf_type_name(t), opf_kernel_type_name(kt), (long long)size, ops.c_str());
-        else
-            std::printf("%-22s %-16s %3lld B  %s\n", opf_type_name(t), opf_kernel_type_name(kt), (long long)size,
-                        ops.c_str());
+        Record r;
+        r.add("kernel_type", opf_kernel_type_name(kt)).add("size", std::to_string(size)).add("ops", ops);
+        char line[256];
+        std::snprintf(line, sizeof line, "%-22s %-16s %3lld B  %s", opf_type_name(t), opf_kernel_type_name(kt),
+                      (long long)size, ops.c_str());
+        p.record(std::string("type:") + opf_type_name(t), r, line);
     }
+}
+
+void show_path(Printer &p)
+{
+    char path[4096] = "";
+    opf_param_get("mca_component_path", path, sizeof path);
+    Record r;
+    r.add("mca_component_path", path);
+    p.record("path", r, std::string("mca_component_path: ") + path +
+                            "\n(parameter files: $HOME/.opframe/mca-params.conf, " OPF_SYSCONFDIR_TEXT
+                            "/opframe-mca-params.conf)");
 }
 
 int usage(FILE *to)
 {
-    std::fprintf(to, "usage: opframe_info [--kernels [--op OP] [--type KERNEL_TYPE]] [--types] [--parsable] [-V]\n");
+    std::fprintf(to,
+                 "usage: opframe_info [--param FRAMEWORK COMPONENT] [--level N] [--all] [--show-failed] [--hw]\n"
+                 "                    [--kernels [--op OP] [--type TYPE]] [--explain OP TYPE] [--types] [--path]\n"
+                 "                    [--parsable | --json] [--mca NAME VALUE]... [-V]\n");
     return to == stderr ? 2 : 0;
 }
 
@@ -100,31 +318,57 @@ int usage(FILE *to)
 
 int main(int argc, char **argv)
 {
-    bool kernels = false, types = false, parsable = false;
-    const char *op_filter = nullptr, *type_filter = nullptr;
+    Options o;
+    bool explicit_view = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--kernels") kernels = true;
-        else if (a == "--types") types = true;
-        else if (a == "--parsable") parsable = true;
-        else if (a == "--op" && i + 1 < argc) op_filter = argv[++i];
-        else if (a == "--type" && i + 1 < argc) type_filter = argv[++i];
-        else if (a == "-V" || a == "--version") {
-            std::printf("%s\n", PACKAGE_STRING);
-            return 0;
-        } else if (a == "-h" || a == "--help") return usage(stdout);
-        else {
-            std::fprintf(stderr, "opframe_info: unknown argument '%s'\n", argv[i]);
-            return usage(stderr);
-        }
+        auto need = [&](int n) {
+            if (i + n >= argc) {
+                std::fprintf(stderr, "opframe_info: %s needs %d argument%s\n", a.c_str(), n, n > 1 ? "s" : "");
+                std::exit(2);
+            }
+        };
+        if (a == "--param") { need(2); o.params = explicit_view = true; o.param_framework = argv[++i]; o.param_component = argv[++i]; }
+        else if (a == "--level") { need(1); o.level = std::atoi(argv[++i]); if (o.level < 1 || o.level > 9) { std::fprintf(stderr, "opframe_info: --level takes 1..9\n"); return 2; } }
+        else if (a == "--all") { o.params = o.failed = o.hw = o.kernels = true; o.level = 9; }
+        else if (a == "--show-failed") o.failed = explicit_view = true;
+        else if (a == "--hw") o.hw = explicit_view = true;
+        else if (a == "--kernels") o.kernels = explicit_view = true;
+        else if (a == "--types") o.types = explicit_view = true;
+        else if (a == "--path") o.path = explicit_view = true;
+        else if (a == "--op") { need(1); o.op_filter = argv[++i]; }
+        else if (a == "--type") { need(1); o.type_filter = argv[++i]; }
+        else if (a == "--explain") { need(2); o.explain_op = argv[++i]; o.explain_type = argv[++i]; explicit_view = true; }
+        else if (a == "--parsable" || a == "--parseable") o.format = Format::Parsable;
+        else if (a == "--json") o.format = Format::Json;
+        else if (a == "--mca") {
+            need(2);
+            if (opf_param_set_cmdline(argv[i + 1], argv[i + 2]) != OPF_SUCCESS) {
+                std::fprintf(stderr, "opframe_info: --mca %s %s: %s\n", argv[i + 1], argv[i + 2], opf_last_error());
+                return 2;
+            }
+            i += 2;
+        } else if (a == "-V" || a == "--version") { std::printf("%s\n", PACKAGE_STRING); return 0; }
+        else if (a == "-h" || a == "--help") return usage(stdout);
+        else { std::fprintf(stderr, "opframe_info: unknown argument '%s'\n", argv[i]); return usage(stderr); }
     }
-    if (opf_init() != OPF_SUCCESS) {
+    if (explicit_view) o.build = o.components = false;
+    if (o.params && o.level == 1 && o.param_component != "all") o.level = 9;   // one component: show everything
+    const int rc = opf_init();
+    if (rc != OPF_SUCCESS)   // still show what can be shown: the error is the first thing to read
         std::fprintf(stderr, "opframe_info: opf_init failed: %s\n", opf_last_error());
-        return 1;
-    }
-    if (!kernels && !types) show_build();
-    if (kernels) show_kernels(op_filter, type_filter, parsable);
-    if (types) show_types(parsable);
+    if (!o.explain_op.empty()) return show_explain(o);
+    Printer p{o.format};
+    p.begin();
+    if (o.build) show_build(p);
+    if (o.components) show_components(p);
+    if (o.path) show_path(p);
+    if (o.hw) show_hw(p);
+    if (o.failed) show_failed(p);
+    if (o.params) show_params(p, o);
+    if (o.kernels) show_kernels(p, o);
+    if (o.types) show_types(p);
+    p.end();
     opf_finalize();
-    return 0;
+    return rc == OPF_SUCCESS ? 0 : 1;
 }

@@ -23,8 +23,9 @@ int opf_op_valid_for_type(opf_op_t op, opf_datatype_t datatype, int *valid);
 
 /* Does the base define a kernel for (op id, kernel type)? 0 or 1. */
 int opf_slot_exists(int op_id, int kernel_type);
-/* Kernels of a slot. provider: NULL for the selected (mixed) table, or a
- * provider name ("base"). count selects among size-tiered offers.
+/* Host kernels of a slot. provider: NULL for the selected (mixed) table,
+ * "base", or a component's name (its offer, whether selected or not).
+ * count selects among size-tiered offers of the selected table.
  * OPF_ERR_OP if the slot does not exist, OPF_ERR_ARG if the provider has
  * no kernel there (*fn2 / *fn3 are set to NULL for a missing half). */
 int opf_slot_kernels(int op_id, int kernel_type, const char *provider, opf_count_t count,
@@ -32,6 +33,71 @@ int opf_slot_kernels(int op_id, int kernel_type, const char *provider, opf_count
 /* Name of the provider serving a slot of the selected table, for a 2- or
  * 3-buffer call (nbuf 2 or 3) of `count` elements; NULL if no such slot. */
 const char *opf_slot_provider(int op_id, int kernel_type, int nbuf, opf_count_t count);
+
+/* ---- parameters ----------------------------------------------------------- */
+/* A declared MCA parameter (see opframe.h for where values come from). */
+typedef struct opf_param_info {
+    const char *name;
+    int type;                  /* OPF_PARAM_* */
+    const char *type_name;     /* "bool", "int", "size", "double", "string", "enum", "flags" */
+    const char *value;         /* current value, as text */
+    const char *default_value;
+    const char *description;
+    int level;                 /* 1 (basic) .. 9 (developer) */
+    int read_only;
+    /* "default", "file <path>:<line>", "environment OPF_MCA_<name>",
+     * "command line" or "API"; + " (synonym <old>)" when the value came
+     * under a deprecated name */
+    const char *source;
+    const char *values;        /* ENUM / FLAGS words "a,b,c"; NULL for other types */
+    const char *synonyms;      /* deprecated names "a,b", or NULL */
+} opf_param_info_t;
+
+/* Parameters in declaration order: the framework's (known before opf_init
+ * too), then those of the components opf_init loaded. The strings of a
+ * description stay valid until the next opf_finalize. OPF_ERR_ARG for an
+ * index outside 0 .. opf_param_count() - 1. */
+int opf_param_count(void);
+int opf_param_describe(int index, opf_param_info_t *info);
+
+/* ---- components ------------------------------------------------------------ */
+/* Components found on mca_component_path by the last opf_init, by name. */
+typedef struct opf_component_info {
+    const char *name;
+    const char *path;            /* the file it was loaded from */
+    const char *description;
+    /* "available", "disqualified: <reason>", "excluded by op=...", "failed: ..." */
+    const char *status;
+    int available;               /* 1 if its offers take part in selection */
+    int version[3];
+    int abi_version;
+} opf_component_info_t;
+int opf_component_count(void);
+int opf_component_describe(int index, opf_component_info_t *info);
+
+/* Component files that could not be used, with the reason (libltdl's message,
+ * missing symbol, ABI version, name mismatch, duplicate name). */
+typedef struct opf_failed_info {
+    const char *path;
+    const char *reason;
+} opf_failed_info_t;
+int opf_failed_count(void);
+int opf_failed_describe(int index, opf_failed_info_t *info);
+
+/* As opf_slot_provider, for a memory kind (OPF_MEM_*). */
+const char *opf_slot_provider_mem(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
+/* The offers for one slot half, their priorities and why the winner won, as
+ * text (opframe_info --explain). */
+int opf_slot_explain(int op_id, int kernel_type, int memory_kind, int nbuf, char *buf, int len);
+
+/* ---- hardware ----------------------------------------------------------------- */
+/* The hardware opframe probed at init (probing now if no opf_init ran yet):
+ * ISA, CPU model, topology, accelerators. OPF_ERR_ARG if hw is NULL. */
+int opf_hw_describe(opf_hw_info_t *hw);
+/* Names of the OPF_X86_* bits set in `features`, space-separated in bit order
+ * ("sse2 sse4_1 avx ..."), or "none"; truncated like snprintf. Returns the
+ * length of the full text. */
+size_t opf_hw_format_features(unsigned features, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

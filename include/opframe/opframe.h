@@ -227,6 +227,38 @@ int opf_error_string(int errorcode, char *buf, int *len);
 /* The detailed message of the calling thread's last failed call ("" if none). */
 const char *opf_last_error(void);
 
+/* ---- parameters --------------------------------------------------------- */
+/* MCA parameters, declared by the framework and by components (list them
+ * with opframe_info --param, or opf_param_describe in introspect.h). A
+ * parameter's value comes from the first of these sources that holds a valid
+ * value for it:
+ *   1. opf_param_set (source "API")
+ *   2. opf_param_set_cmdline (source "command line": tools' --mca name value)
+ *   3. the environment variable OPF_MCA_<name>
+ *   4. the user file $HOME/.opframe/mca-params.conf
+ *   5. the system file <sysconfdir>/opframe-mca-params.conf
+ *   6. its default.
+ * The environment variables OPF_MCA_PARAM_FILE_USER and
+ * OPF_MCA_PARAM_FILE_SYSTEM replace the paths of the two files (set to ""
+ * for no file). A file holds `name = value` lines; blanks around name and
+ * value are dropped, "..." keeps them, lines starting with # are comments.
+ * Booleans read 1/0, true/false, yes/no, on/off; sizes are bytes or take a
+ * K, M or G suffix (binary). A bad value (or a malformed file line) warns on
+ * stderr, "opframe: warning: ...", naming where it came from, and the next
+ * source is used. A deprecated name of a parameter works with a warning.
+ *
+ * opf_param_set(name, value) sets the API value; value NULL removes it.
+ * Before opf_init any name is accepted, and a value for a parameter not yet
+ * declared is applied when it is declared. For a declared parameter the value
+ * is checked (OPF_ERR_ARG if invalid, or if the parameter is read-only;
+ * nothing changes) and takes effect at once. After opf_init an undeclared
+ * name is OPF_ERR_ARG. API and command-line values outlive opf_finalize. */
+int opf_param_set(const char *name, const char *value);
+int opf_param_set_cmdline(const char *name, const char *value);
+/* The current value as text, NUL-terminated, into buf of len bytes;
+ * OPF_ERR_ARG for an unknown name or a buffer too small. */
+int opf_param_get(const char *name, char *buf, int len);
+
 /* ---- names -------------------------------------------------------------- */
 /* "MAX", "FLOAT", "OP_NULL", "DATATYPE_NULL", ...; "user" for a user op;
  * the constructor of a derived type ("contiguous", "vector", "hvector",

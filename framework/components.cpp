@@ -1,0 +1,547 @@
+// components.cpp — finds component files on mca_component_path, loads them
+// with libltdl, runs their life cycle, and overlays their offers on the base
+// table slot by slot.
+#include "framework/components.h"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+
+#include <dirent.h>
+#include <ltdl.h>
+#include <sys/stat.h>
+
+#include "base/kernels.h"
+#include "framework/datatype.h"
+#include "framework/error.h"
+#include "framework/hwprobe.h"
+#include "framework/op.h"
+#include "framework/params.h"
+
+namespace opf {
+
+bool have_memory_kind_components = false;
+
+namespace {
+
+// ---- state of one init..finalize ------------------------------------------
+
+struct Repository {
+    opf_hw_info_t hw{};
+    std::vector<ComponentRecord> components;
+    std::vector<FailedFile> failed;
+    std::vector<std::unique_ptr<ModuleRecord>> modules;
+    std::vector<SlotCandidate> candidates[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    // Storage of the size-tiered offers the table's slots point into.
+    std::vector<Offer<opf_kernel2_fn>> larger2[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    std::vector<Offer<opf_kernel3_fn>> larger3[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    std::map<std::pair<int, int>, std::string> pins;   // (op, kernel type) -> provider
+    bool ltdl_up = false;
+};
+
+Repository repo;
+
+[[gnu::format(printf, 2, 3)]] void verbose(int level, const char *fmt, ...)
+{
+    if (params.verbose < level) return;
+    std::fputs("opframe: ", stderr);
+    va_list args;
+    va_start(args, fmt);
+    std::vfprintf(stderr, fmt, args);
+    va_end(args);
+    std::fputc('\n', stderr);
+}
+
+[[gnu::format(printf, 1, 2)]] void warn(const char *fmt, ...)
+{
+    std::fputs("opframe: warning: ", stderr);
+    va_list args;
+    va_start(args, fmt);
+    std::vfprintf(stderr, fmt, args);
+    va_end(args);
+    std::fputc('\n', stderr);
+}
+
+std::vector<std::string> split(const std::string &text, char sep)
+{
+    std::vector<std::string> parts;
+    std::string item;
+    for (char c : text + sep)
+        if (c == sep) {
+            if (!item.empty()) parts.push_back(item);
+            item.clear();
+        } else if (c != ' ') {
+            item += c;
+        }
+    return parts;
+}
+
+bool is_directory(const std::string &path)
+{
+    struct stat st;
+    return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// ---- discovery and loading ---------------------------------------------------
+
+constexpr char kPrefix[] = "opf_op_";
+
+// The component name of a file "opf_op_<name>.so" / ".la", or "".
+std::string component_name_of(const std::string &file)
+{
+    const std::size_t dot = file.rfind('.');
+    if (file.rfind(kPrefix, 0) != 0 || dot == std::string::npos) return "";
+    const std::string ext = file.substr(dot);
+    if (ext != ".so" && ext != ".la") return "";
+    const std::string name = file.substr(sizeof kPrefix - 1, dot - (sizeof kPrefix - 1));
+    const bool valid = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    return valid ? name : "";
+}
+
+void record_failure(const std::string &path, const std::string &reason)
+{
+    repo.failed.push_back({path, reason});
+    if (params.show_load_errors) warn("component %s skipped: %s", path.c_str(), reason.c_str());
+}
+
+// Opens one file; on success appends a record in state Excluded (not yet opened).
+void load_file(const std::string &dir, const std::string &name)
+{
+    const std::string stem = dir + "/" + kPrefix + name;   // libltdl picks .la or .so
+    for (const ComponentRecord &c : repo.components)
+        if (c.name == name) {
+            record_failure(stem + ".so", "duplicate component name \"" + name + "\": the one in " + c.path + " was found first");
+            return;
+        }
+    lt_dladvise advise;
+    lt_dladvise_init(&advise);
+    lt_dladvise_ext(&advise);
+    lt_dladvise_local(&advise);   // components must not see each other's symbols
+    lt_dlhandle handle = lt_dlopenadvise(stem.c_str(), advise);
+    lt_dladvise_destroy(&advise);
+    if (!handle) {
+        const char *why = lt_dlerror();
+        record_failure(stem + ".so", std::string("cannot load: ") + (why ? why : "unknown libltdl error"));
+        return;
+    }
+    const std::string symbol = std::string(kPrefix) + name + "_component";
+    auto *comp = static_cast<const opf_component_t *>(lt_dlsym(handle, symbol.c_str()));
+    std::string reason;
+    if (!comp) reason = "missing symbol " + symbol;
+    else if (comp->abi_version != OPF_COMPONENT_ABI_VERSION)
+        reason = "component ABI version " + std::to_string(comp->abi_version) + ", this framework speaks " +
+                 std::to_string(OPF_COMPONENT_ABI_VERSION);
+    else if (!comp->framework || std::strcmp(comp->framework, OPF_FRAMEWORK_NAME) != 0)
+        reason = std::string("framework \"") + (comp->framework ? comp->framework : "(null)") + "\", expected \"op\"";
+    else if (!comp->name || name != comp->name)
+        reason = std::string("name mismatch: the file says \"") + name + "\", the component says \"" +
+                 (comp->name ? comp->name : "(null)") + "\"";
+    else if (!comp->init_query || !comp->op_query)
+        reason = "init_query or op_query hook is NULL";
+    if (!reason.empty()) {
+        const lt_dlinfo *info = lt_dlgetinfo(handle);
+        record_failure(info && info->filename ? info->filename : stem + ".so", reason);
+        lt_dlclose(handle);
+        return;
+    }
+    const lt_dlinfo *info = lt_dlgetinfo(handle);
+    ComponentRecord rec;
+    rec.name = name;
+    rec.path = info && info->filename ? info->filename : stem + ".so";
+    rec.component = comp;
+    rec.handle = handle;
+    repo.components.push_back(rec);
+    verbose(1, "component %s loaded from %s", name.c_str(), rec.path.c_str());
+}
+
+void discover(const std::string &path_list)
+{
+    for (std::string dir : split(path_list, ':')) {
+        if (dir.rfind("~/", 0) == 0) {   // the default names $HOME/.opframe/components so
+            const char *home = std::getenv("HOME");
+            if (!home) continue;
+            dir = home + dir.substr(1);
+        }
+        if (!is_directory(dir)) {   // a missing directory never stops the search
+            verbose(1, "component directory %s does not exist; skipped", dir.c_str());
+            continue;
+        }
+        DIR *d = opendir(dir.c_str());
+        if (!d) {
+            verbose(1, "component directory %s cannot be read; skipped", dir.c_str());
+            continue;
+        }
+        std::set<std::string> names;   // sorted, and .so/.la of one component counted once
+        while (dirent *e = readdir(d))
+            if (std::string name = component_name_of(e->d_name); !name.empty()) names.insert(name);
+        closedir(d);
+        for (const std::string &name : names) load_file(dir, name);
+    }
+}
+
+// ---- the `op` include / exclude list ------------------------------------
+
+int apply_op_list(const std::string &list)
+{
+    if (list.empty()) {
+        for (ComponentRecord &c : repo.components) c.state = ComponentState::Available;
+        return OPF_SUCCESS;
+    }
+    const bool exclude = list[0] == '^';
+    std::vector<std::string> names = split(exclude ? list.substr(1) : list, ',');
+    std::set<std::string> known = {"base"};
+    for (const ComponentRecord &c : repo.components) known.insert(c.name);
+    for (const std::string &n : names) {
+        if (n.find('^') != std::string::npos)
+            return fail(OPF_ERR_ARG, "parameter op=\"%s\": '^' may only start the list (exclude every name after it)",
+                        list.c_str());
+        if (!known.count(n))
+            return fail(OPF_ERR_ARG, "parameter op=\"%s\": unknown component \"%s\" (found: %s)", list.c_str(), n.c_str(),
+                        [&] {
+                            std::string all;
+                            for (const std::string &k : known) all += (all.empty() ? "" : ", ") + k;
+                            return all;
+                        }().c_str());
+    }
+    if (exclude && std::find(names.begin(), names.end(), "base") != names.end())
+        return fail(OPF_ERR_ARG, "parameter op=\"%s\": the base cannot be excluded", list.c_str());
+    for (ComponentRecord &c : repo.components) {
+        const bool listed = std::find(names.begin(), names.end(), c.name) != names.end();
+        if (listed == exclude) {
+            c.state = ComponentState::Excluded;
+            c.status_text = "excluded by op=" + list;
+        } else {
+            c.state = ComponentState::Available;   // provisionally: open and init_query decide
+        }
+    }
+    return OPF_SUCCESS;
+}
+
+// ---- life cycle of each selected component ---------------------------------
+
+void open_and_query(ComponentRecord &c)
+{
+    const opf_component_t &comp = *c.component;
+    if (comp.register_params && comp.register_params() != 0) {
+        c.state = ComponentState::OpenFailed;
+        c.status_text = "failed: register_params returned an error";
+        return;
+    }
+    if (comp.open && comp.open() != 0) {
+        c.state = ComponentState::OpenFailed;
+        c.status_text = "failed: open returned an error";
+        return;
+    }
+    c.opened = true;
+    char reason[256] = "";
+    if (comp.init_query(&repo.hw, reason, sizeof reason) != 0) {
+        c.state = ComponentState::Disqualified;
+        c.reason = reason[0] ? reason : "init_query declined without a reason";
+        c.status_text = "disqualified: " + c.reason;
+        verbose(1, "component %s disqualified: %s", c.name.c_str(), c.reason.c_str());
+        return;
+    }
+    c.state = ComponentState::Available;
+    c.status_text = "available";
+}
+
+// ---- pins: op_base_pin=sum:float=avx2,max:int=example ------------------------
+
+int kernel_type_by_name(const std::string &name)
+{
+    for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)   // a datatype name: its kernel type
+        if (strcasecmp(name.c_str(), predefined_types[id].name) == 0) return predefined_types[id].kernel_type;
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
+        if (strcasecmp(name.c_str(), base::kernel_type_name(kt)) == 0) return kt;
+    return -1;
+}
+
+void parse_pins(const std::string &text)
+{
+    repo.pins.clear();
+    for (const std::string &item : split(text, ',')) {
+        const std::size_t colon = item.find(':'), eq = item.find('=');
+        int op = -1, kt = -1;
+        if (colon != std::string::npos && eq != std::string::npos && colon < eq) {
+            for (int id = 1; id < OPF_OPID_COUNT; ++id)
+                if (strcasecmp(item.substr(0, colon).c_str(), base::op_name(id)) == 0) op = id;
+            kt = kernel_type_by_name(item.substr(colon + 1, eq - colon - 1));
+        }
+        if (op < 0 || kt < 0 || eq + 1 >= item.size()) {
+            warn("op_base_pin: ignoring \"%s\" (expected op:type=component, e.g. sum:float=avx2)", item.c_str());
+            continue;
+        }
+        repo.pins[{op, kt}] = item.substr(eq + 1);
+    }
+}
+
+// ---- self-test --------------------------------------------------------------
+
+// Runs a candidate against the base on random data; false on any difference.
+bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std::mt19937_64 &rng)
+{
+    const base::SlotKernels &ref = base::kernels(op_id, kt);
+    const std::size_t ext = std::size_t(base::kernel_type_extent(kt));
+    const opf_count_t first = std::max<opf_count_t>(cand.min_count, 1);
+    for (opf_count_t n : {first, first + 1, first + 17, first + 1000}) {
+        std::vector<unsigned char> a(n * ext), b(n * ext), expect, got;
+        for (auto &byte : a) byte = (unsigned char)rng();
+        for (auto &byte : b) byte = (unsigned char)rng();
+        if (nbuf == 2) {
+            expect = b;
+            got = b;
+            ref.fn2(a.data(), expect.data(), n);
+            cand.fn2(a.data(), got.data(), n);
+        } else {
+            expect.assign(n * ext, 0);
+            got.assign(n * ext, 0);
+            ref.fn3(a.data(), b.data(), expect.data(), n);
+            cand.fn3(a.data(), b.data(), got.data(), n);
+        }
+        const opf_count_t bad = base::first_difference(kt, expect.data(), got.data(), n);
+        if (bad >= 0) {
+            warn("self-test: %s %s %s %d-buffer kernel of component %s differs from the base at element %lld of %lld; "
+                 "dropped", base::op_name(op_id), base::kernel_type_name(kt), "host", nbuf,
+                 repo.components[cand.component].name.c_str(), (long long)bad, (long long)n);
+            return false;
+        }
+    }
+    return true;
+}
+
+void run_selftests()
+{
+    std::mt19937_64 rng(0x5eed0f0bULL);
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
+            for (SlotCandidate &c : repo.candidates[op][OPF_MEM_HOST][kt]) {
+                if (c.fn2) c.selftest_failed2 = !passes_selftest(op, kt, c, 2, rng);
+                if (c.fn3) c.selftest_failed3 = !passes_selftest(op, kt, c, 3, rng);
+            }
+}
+
+// ---- selection ----------------------------------------------------------------
+
+// Order of preference within a slot: pinned first, then priority, then name.
+bool preferred(const SlotCandidate &a, const SlotCandidate &b, const std::string &pin)
+{
+    const bool pa = repo.components[a.component].name == pin, pb = repo.components[b.component].name == pin;
+    if (pa != pb) return pa;
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return repo.components[a.component].name < repo.components[b.component].name;
+}
+
+// The candidates usable for one half of a slot, best first.
+std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, int nbuf)
+{
+    const auto pin_it = repo.pins.find({op, kt});
+    const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
+    std::vector<const SlotCandidate *> list;
+    if (pin == "base") return list;   // pinned to the base: no component serves it
+    for (const SlotCandidate &c : repo.candidates[op][mem][kt]) {
+        const bool has = nbuf == 2 ? c.fn2 && !c.selftest_failed2 : c.fn3 && !c.selftest_failed3;
+        if (has && (pin.empty() || repo.components[c.component].name == pin)) list.push_back(&c);
+    }
+    std::sort(list.begin(), list.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
+    return list;
+}
+
+// Installs the winners of one half: the best all-sizes offer (or the base),
+// and above it every better-ranked offer that serves only large counts.
+template <class Fn>
+void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, const std::vector<const SlotCandidate *> &list,
+             Fn *base_fn, Fn *SlotCandidate::*fn)
+{
+    half = {{base_fn, base_fn ? "base" : nullptr, 0}, nullptr, 0};
+    larger.clear();
+    for (const SlotCandidate *c : list) {
+        if (c->min_count == 0) {
+            half.offer = {c->*fn, repo.components[c->component].name.c_str(), 0};
+            c->module->references++;
+            break;
+        }
+        const bool shadowed = std::any_of(larger.begin(), larger.end(), [&](auto &o) { return o.min_count <= c->min_count; });
+        if (shadowed) continue;   // a better offer already serves these counts
+        larger.push_back({c->*fn, repo.components[c->component].name.c_str(), c->min_count});
+        c->module->references++;
+    }
+    std::sort(larger.begin(), larger.end(), [](auto &a, auto &b) { return a.min_count > b.min_count; });
+    half.larger = larger.empty() ? nullptr : larger.data();
+    half.n_larger = int(larger.size());
+}
+
+void select_all()
+{
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
+            for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+                if (!base::kernels(op, kt).fn2) continue;   // not a slot
+                const base::SlotKernels host_base = mem == OPF_MEM_HOST ? base::kernels(op, kt) : base::SlotKernels{};
+                Slot &s = op_table[op][mem][kt];
+                install(s.two, repo.larger2[op][mem][kt], ranked(op, mem, kt, 2), host_base.fn2, &SlotCandidate::fn2);
+                install(s.three, repo.larger3[op][mem][kt], ranked(op, mem, kt, 3), host_base.fn3, &SlotCandidate::fn3);
+                if (params.verbose >= 5 && !repo.candidates[op][mem][kt].empty())
+                    for (int nbuf : {2, 3}) verbose(5, "%s", explain_slot(op, mem, kt, nbuf).c_str());
+            }
+}
+
+void query_modules()
+{
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (std::size_t ci = 0; ci < repo.components.size(); ++ci) {
+            ComponentRecord &c = repo.components[ci];
+            if (c.state != ComponentState::Available) continue;
+            auto m = std::make_unique<ModuleRecord>();
+            m->component = int(ci);
+            if (c.component->op_query(op, &m->module) != 0) continue;
+            const opf_module_t &mod = m->module;
+            if (mod.memory_kind < 0 || mod.memory_kind >= OPF_MEM_KIND_COUNT || mod.min_count < 0) {
+                warn("component %s: module for %s has memory kind %d / min_count %lld; ignored", c.name.c_str(),
+                     base::op_name(op), mod.memory_kind, (long long)mod.min_count);
+                continue;
+            }
+            for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+                if (!mod.fn2[kt] && !mod.fn3[kt]) continue;
+                if (!base::kernels(op, kt).fn2) {
+                    verbose(1, "component %s offers %s on %s, which is not a slot; ignored", c.name.c_str(),
+                            base::op_name(op), base::kernel_type_name(kt));
+                    continue;
+                }
+                repo.candidates[op][mod.memory_kind][kt].push_back(
+                    {int(ci), m.get(), mod.priority, mod.min_count, mod.fn2[kt], mod.fn3[kt]});
+            }
+            repo.modules.push_back(std::move(m));
+        }
+}
+
+void enable_modules()
+{
+    for (auto &m : repo.modules) {
+        const opf_component_t &comp = *repo.components[m->component].component;
+        if (m->references > 0) {
+            if (comp.module_enable) comp.module_enable(&m->module);
+        } else if (comp.module_release) {
+            comp.module_release(&m->module);   // won nothing: released at once
+        }
+    }
+}
+
+void reset()
+{
+    for (auto &per_mem : repo.candidates)
+        for (auto &per_kt : per_mem)
+            for (auto &list : per_kt) list.clear();
+    repo.modules.clear();
+    repo.components.clear();
+    repo.failed.clear();
+    repo.pins.clear();
+    have_memory_kind_components = false;
+}
+
+void unload_all()
+{
+    for (auto &m : repo.modules) {
+        const opf_component_t &comp = *repo.components[m->component].component;
+        if (m->references > 0 && comp.module_release) comp.module_release(&m->module);
+        m->references = 0;
+    }
+    repo.modules.clear();
+    for (auto it = repo.components.rbegin(); it != repo.components.rend(); ++it) {
+        if (it->opened && it->component->close) it->component->close();
+        if (it->handle) lt_dlclose(static_cast<lt_dlhandle>(it->handle));
+    }
+    reset();
+    if (repo.ltdl_up) lt_dlexit();
+    repo.ltdl_up = false;
+}
+
+} // namespace
+
+const std::vector<ComponentRecord> &components() { return repo.components; }
+const std::vector<FailedFile> &failed_files() { return repo.failed; }
+const std::vector<SlotCandidate> &slot_candidates(int op, int mem, int kt) { return repo.candidates[op][mem][kt]; }
+const opf_hw_info_t &hardware() { return repo.hw; }
+
+std::string explain_slot(int op, int mem, int kt, int nbuf)
+{
+    static const char *mem_names[] = {"host", "cuda", "opencl"};
+    std::string out = std::string(base::op_name(op)) + " " + base::kernel_type_name(kt) + " " + mem_names[mem] + " " +
+                      std::to_string(nbuf) + "-buffer:";
+    const Slot &s = op_table[op][mem][kt];
+    const auto pin_it = repo.pins.find({op, kt});
+    const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
+    std::vector<const SlotCandidate *> all;
+    for (const SlotCandidate &c : repo.candidates[op][mem][kt]) all.push_back(&c);
+    std::sort(all.begin(), all.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
+    const char *winner = nbuf == 2 ? s.two.offer.provider : s.three.offer.provider;
+    for (const SlotCandidate *c : all) {
+        const std::string &name = repo.components[c->component].name;
+        const bool has = nbuf == 2 ? c->fn2 != nullptr : c->fn3 != nullptr;
+        const bool failed = nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3;
+        out += "\n  " + name + " priority " + std::to_string(c->priority);
+        if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
+        if (!has) out += ": offers no " + std::to_string(nbuf) + "-buffer kernel";
+        else if (failed) out += ": self-test FAILED, dropped";
+        else if (pin == "base" || (!pin.empty() && pin != name)) out += ": not the pinned provider (" + pin + ")";
+        else if (winner && name == winner) out += ": SELECTED" + std::string(name == pin ? " (pinned by op_base_pin)" : "");
+        else if (c->min_count) out += ": serves large counts (tiered)";
+        else out += ": outranked";
+    }
+    const bool base_wins = winner && std::strcmp(winner, "base") == 0;
+    out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
+           (base_wins && all.empty() ? " (no component offers this slot)" : "") +
+           (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
+    if (!winner) out += "\n  (no kernel: this memory kind is not served)";
+    return out;
+}
+
+int memory_kind_of(const void *ptr)
+{
+    for (const ComponentRecord &c : repo.components)
+        if (c.state == ComponentState::Available && c.component->memory_kind) {
+            const int kind = c.component->memory_kind(ptr);
+            if (kind > OPF_MEM_HOST && kind < OPF_MEM_KIND_COUNT) return kind;
+        }
+    return OPF_MEM_HOST;
+}
+
+int components_init()
+{
+    reset();
+    probe_hardware(&repo.hw);
+    if (lt_dlinit() != 0) {
+        warn("libltdl failed to initialise (%s); no components will be loaded", lt_dlerror());
+    } else {
+        repo.ltdl_up = true;
+        discover(params.component_path);
+    }
+    if (int rc = apply_op_list(params.op_list)) {
+        unload_all();
+        return rc;
+    }
+    for (ComponentRecord &c : repo.components)
+        if (c.state == ComponentState::Available) open_and_query(c);
+    for (const ComponentRecord &c : repo.components)
+        have_memory_kind_components |= c.state == ComponentState::Available && c.component->memory_kind;
+    parse_pins(params.pin);
+    query_modules();
+    if (params.selftest) run_selftests();
+    select_all();
+    enable_modules();
+    return OPF_SUCCESS;
+}
+
+void components_finalize()
+{
+    unload_all();
+    load_base_table();
+}
+
+} // namespace opf

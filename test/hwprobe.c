@@ -1,0 +1,206 @@
+/* hwprobe.c — the hardware probe against what Linux says about the machine:
+ * the ISA against /proc/cpuinfo's flags (which already account for what the
+ * OS enables), the PU count against sysconf, the caches against sysfs.
+ * Compares, never hard-codes: CI machines differ. */
+#define _DEFAULT_SOURCE   /* sysconf(_SC_NPROCESSORS_ONLN) */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <opframe/introspect.h>
+#include "check.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define X86 1
+#endif
+
+static const struct { unsigned bit; const char *flag; } isa[] = {
+    {OPF_X86_SSE2, "sse2"}, {OPF_X86_SSE4_1, "sse4_1"}, {OPF_X86_AVX, "avx"},
+    {OPF_X86_AVX2, "avx2"}, {OPF_X86_FMA, "fma"}, {OPF_X86_F16C, "f16c"},
+    {OPF_X86_AVX512F, "avx512f"}, {OPF_X86_AVX512BW, "avx512bw"},
+    {OPF_X86_AVX512VL, "avx512vl"}, {OPF_X86_AVX512DQ, "avx512dq"},
+    {OPF_X86_AVX512_FP16, "avx512_fp16"}, {OPF_X86_AVX512_BF16, "avx512_bf16"},
+};
+
+/* The first "flags" line of /proc/cpuinfo, with a space at both ends so a
+ * flag is found as " name ". 0 when there is none (not Linux, not x86). */
+static int cpuinfo_flags(char *out, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    static char line[8192];
+    int found = 0;
+    if (!f) return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "flags", 5) != 0 || !colon) continue;
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(out, len, " %s ", colon + 1);
+        found = 1;
+    }
+    fclose(f);
+    return found;
+}
+
+static int has_flag(const char *flags, const char *name)
+{
+    char word[64];
+    snprintf(word, sizeof word, " %s ", name);
+    return strstr(flags, word) != NULL;
+}
+
+/* The formatted feature set: the names of the set bits, in bit order. */
+static void check_format(unsigned features)
+{
+    char text[256], expect[256] = "", tiny[8];
+    size_t i, need;
+    for (i = 0; i < sizeof isa / sizeof isa[0]; ++i)
+        if (features & isa[i].bit) {
+            if (expect[0]) strcat(expect, " ");
+            strcat(expect, isa[i].flag);
+        }
+    if (!expect[0]) strcpy(expect, "none");
+    need = opf_hw_format_features(features, text, sizeof text);
+    CHECK(strcmp(text, expect) == 0, "formatted \"%s\", expected \"%s\"", text, expect);
+    CHECK(need == strlen(expect), "length %zu, expected %zu", need, strlen(expect));
+    /* Truncates like snprintf. */
+    CHECK(opf_hw_format_features(features, tiny, sizeof tiny) == need &&
+              strlen(tiny) == (need < sizeof tiny ? need : sizeof tiny - 1) &&
+              strncmp(tiny, expect, strlen(tiny)) == 0,
+          "truncated to \"%s\"", tiny);
+}
+
+static void check_isa(const opf_hw_info_t *hw)
+{
+    static char flags[8192];
+    size_t i;
+    check_format(hw->x86_features);
+    check_format(0);
+    check_format(OPF_X86_SSE2 | OPF_X86_AVX2 | OPF_X86_AVX512_BF16);
+    CHECK((hw->x86_features & hw->x86_cpu_only) == 0, "usable 0x%x and cpu-only 0x%x overlap",
+          hw->x86_features, hw->x86_cpu_only);
+#ifdef X86
+    CHECK(hw->cpu_model[0] != '\0', "no CPU model on x86");
+    if (!cpuinfo_flags(flags, sizeof flags)) {
+        printf("hwprobe: no flags line in /proc/cpuinfo; ISA not compared\n");
+        return;
+    }
+    for (i = 0; i < sizeof isa / sizeof isa[0]; ++i) {
+        const int probed = (hw->x86_features & isa[i].bit) != 0;
+        const int linux_says = has_flag(flags, isa[i].flag);
+        CHECK(probed == linux_says, "%s: probe says %d, /proc/cpuinfo says %d%s", isa[i].flag, probed,
+              linux_says, (hw->x86_cpu_only & isa[i].bit) ? " (CPU has it, OS does not enable it)" : "");
+    }
+#else
+    (void)flags; (void)i;
+    CHECK(hw->x86_features == 0 && hw->x86_cpu_only == 0, "x86 features on a non-x86 build");
+#endif
+}
+
+/* Size in bytes of cpu0's data or unified cache of `level` per sysfs (what
+ * hwloc reads on Linux); 0 if sysfs does not list one. */
+static long long sysfs_cache(int level)
+{
+    int index;
+    for (index = 0; index < 16; ++index) {
+        char path[128], type[32] = "", unit = 0;
+        int lvl = 0;
+        long long size = 0;
+        FILE *f;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+        if (!(f = fopen(path, "r"))) break;
+        if (fscanf(f, "%d", &lvl) != 1) lvl = 0;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", index);
+        if ((f = fopen(path, "r"))) {
+            if (fscanf(f, "%31s", type) != 1) type[0] = '\0';
+            fclose(f);
+        }
+        if (lvl != level || strcmp(type, "Instruction") == 0) continue;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fscanf(f, "%lld%c", &size, &unit) < 1) size = 0;
+        fclose(f);
+        return unit == 'K' ? size << 10 : unit == 'M' ? size << 20 : unit == 'G' ? size << 30 : size;
+    }
+    return 0;
+}
+
+/* hwloc honours these to describe another machine (a test topology). */
+static int topology_overridden(void)
+{
+    return getenv("HWLOC_XMLFILE") || getenv("HWLOC_SYNTHETIC") || getenv("HWLOC_FSROOT") ||
+           getenv("HWLOC_COMPONENTS");
+}
+
+static void check_topology(const opf_hw_info_t *hw)
+{
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const long long caches[3] = {(long long)hw->l1d_bytes, (long long)hw->l2_bytes, (long long)hw->l3_bytes};
+    int level, i;
+
+    for (level = 1; level <= 3; ++level)
+        CHECK(caches[level - 1] >= 0, "L%d %lld bytes", level, caches[level - 1]);
+    CHECK(hw->cores >= 1 && hw->cores <= hw->pus, "cores %d, PUs %d", hw->cores, hw->pus);
+    CHECK(hw->n_devices >= 0 && hw->n_devices <= OPF_HW_MAX_DEVICES, "%d devices", hw->n_devices);
+    for (i = 0; i < hw->n_devices && i < OPF_HW_MAX_DEVICES; ++i) {
+        const opf_hw_device_t *d = &hw->devices[i];
+        CHECK(d->name[0] != '\0', "device %d has no name", i);
+        CHECK(!strcmp(d->kind, "gpu") || !strcmp(d->kind, "cuda") || !strcmp(d->kind, "opencl") ||
+                  !strcmp(d->kind, "coproc"),
+              "device %s: kind \"%s\"", d->name, d->kind);
+    }
+    if (topology_overridden()) {
+        printf("hwprobe: HWLOC_* topology override set; not compared with this machine\n");
+        return;
+    }
+    CHECK(online <= 0 || hw->pus == online, "PUs %d, sysconf(_SC_NPROCESSORS_ONLN) %ld", hw->pus, online);
+    CHECK(hw->numa_nodes >= 1, "NUMA nodes %d", hw->numa_nodes);
+    for (level = 1; level <= 3; ++level) {
+        const long long sysfs = sysfs_cache(level);
+        if (!hw->hwloc)
+            CHECK(caches[level - 1] == 0, "L%d %lld bytes without hwloc", level, caches[level - 1]);
+        else if (sysfs)
+            CHECK(caches[level - 1] == sysfs, "L%d: probe %lld bytes, sysfs %lld", level, caches[level - 1],
+                  sysfs);
+    }
+}
+
+static void show(const opf_hw_info_t *hw)
+{
+    int i;
+    printf("hwprobe: \"%s\", features 0x%x (cpu only 0x%x), %d cores, %d PUs, %d NUMA, "
+           "L1d %lld L2 %lld L3 %lld, hwloc %d, %d devices\n",
+           hw->cpu_model, hw->x86_features, hw->x86_cpu_only, hw->cores, hw->pus, hw->numa_nodes,
+           (long long)hw->l1d_bytes, (long long)hw->l2_bytes, (long long)hw->l3_bytes, hw->hwloc, hw->n_devices);
+    for (i = 0; i < hw->n_devices && i < OPF_HW_MAX_DEVICES; ++i)
+        printf("hwprobe:   %s (%s) %s\n", hw->devices[i].name, hw->devices[i].kind, hw->devices[i].model);
+}
+
+int main(void)
+{
+    opf_hw_info_t before, after;
+
+    CHECK_RC(opf_hw_describe(NULL), OPF_ERR_ARG);
+    /* Before opf_init the probe runs on demand. */
+    memset(&before, 0xff, sizeof before);
+    CHECK_RC(opf_hw_describe(&before), OPF_SUCCESS);
+    CHECK(before.struct_size == sizeof before, "struct_size %zu, expected %zu", before.struct_size, sizeof before);
+    show(&before);
+    check_isa(&before);
+    check_topology(&before);
+
+    /* The machine does not change across opf_init. */
+    CHECK_RC(opf_init(), OPF_SUCCESS);
+    CHECK_RC(opf_hw_describe(&after), OPF_SUCCESS);
+    CHECK(after.x86_features == before.x86_features && after.x86_cpu_only == before.x86_cpu_only,
+          "features changed: 0x%x -> 0x%x", before.x86_features, after.x86_features);
+    CHECK(after.cores == before.cores && after.pus == before.pus && after.l1d_bytes == before.l1d_bytes &&
+              after.l2_bytes == before.l2_bytes && after.l3_bytes == before.l3_bytes &&
+              after.n_devices == before.n_devices && after.hwloc == before.hwloc,
+          "topology changed across opf_init");
+    CHECK(strcmp(after.cpu_model, before.cpu_model) == 0, "model \"%s\" -> \"%s\"", before.cpu_model,
+          after.cpu_model);
+    CHECK_RC(opf_finalize(), OPF_SUCCESS);
+    return check_summary("hwprobe");
+}
