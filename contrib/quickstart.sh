@@ -8,6 +8,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config libopenmpi-dev openmpi-bin"
+# the test suite also runs the component life cycle under valgrind
+[ "${1:-run}" = check ] && packages="$packages valgrind"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -30,7 +32,14 @@ check)
     make -j"$jobs" check
     ;;
 run)
+    # Use the components built in this tree (an installed opframe finds its
+    # own in $(pkglibdir) and ~/.opframe/components).
+    path=""
+    for dir in "$PWD"/components/*/; do path="$path${path:+:}${dir%/}"; done
+    export OPF_MCA_mca_component_path="$path"
     tools/opframe_info
+    echo
+    tools/opframe_info --hw
     echo
     tools/opframe_info --kernels
     echo

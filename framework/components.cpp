@@ -161,6 +161,30 @@ void load_file(const std::string &dir, const std::string &name)
     verbose(1, "component %s loaded from %s", name.c_str(), rec.path.c_str());
 }
 
+// Components linked into the library (configure --enable-static-components):
+// found before any directory, so a file of the same name is a duplicate.
+#ifdef OPF_STATIC_COMPONENT_LIST
+#define OPF_STATIC(name) extern "C" const opf_component_t opf_op_##name##_component;
+OPF_STATIC_COMPONENT_LIST
+#undef OPF_STATIC
+#define OPF_STATIC(name) &opf_op_##name##_component,
+const opf_component_t *const linked_in[] = {OPF_STATIC_COMPONENT_LIST nullptr};
+#undef OPF_STATIC
+#else
+const opf_component_t *const linked_in[] = {nullptr};
+#endif
+
+void add_linked_in()
+{
+    for (const opf_component_t *const *c = linked_in; *c; ++c) {
+        ComponentRecord rec;
+        rec.name = (*c)->name;
+        rec.path = "(linked into libopframe)";
+        rec.component = *c;
+        repo.components.push_back(rec);
+    }
+}
+
 void discover(const std::string &path_list)
 {
     for (std::string dir : split(path_list, ':')) {
@@ -516,6 +540,7 @@ int components_init()
 {
     reset();
     probe_hardware(&repo.hw);
+    add_linked_in();
     if (lt_dlinit() != 0) {
         warn("libltdl failed to initialise (%s); no components will be loaded", lt_dlerror());
     } else {

@@ -13,7 +13,8 @@
 //
 // Usage: conformance [--seed N] [--provider NAME]... [--quick] [-v] [--self-test]
 //   --provider NAME  "base", another provider name, or "selected" for the
-//                    selected (mixed) table; repeatable. Default: base, selected.
+//                    selected (mixed) table; repeatable. Default: base, selected
+//                    and every available component.
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -1563,8 +1564,15 @@ int main(int argc, char** argv)
         return rc;
     }
 
-    if (h.opt.providers.empty())
+    if (h.opt.providers.empty()) {
+        // Every provider there is: the base, the selected table, and each
+        // available component's own offers (whether they won a slot or not).
         h.opt.providers = {"base", "selected"};
+        for (int i = 0; i < opf_component_count(); ++i) {
+            opf_component_info_t c;
+            if (opf_component_describe(i, &c) == OPF_SUCCESS && c.available) h.opt.providers.push_back(c.name);
+        }
+    }
     for (const std::string& p : h.opt.providers) {
         if (p == "selected")
             h.providers.push_back(Provider{"selected", std::nullopt, {}, 0, 0});
