@@ -62,9 +62,10 @@ template <class T> inline bool sign_bit(T x)
     }
 }
 
-// MAX on an ordered value: NaN wins, +0 beats -0.
+// MAX on an ordered value: NaN wins, +0 beats -0 (integers: plain max).
 template <class T> inline T max_value(T a, T b)
 {
+    if constexpr (Integer<T>) return a < b ? b : a;
     if (a > b) return a;
     if (b > a) return b;
     if (is_nan(a)) return a;
@@ -73,6 +74,7 @@ template <class T> inline T max_value(T a, T b)
 }
 template <class T> inline T min_value(T a, T b)
 {
+    if constexpr (Integer<T>) return b < a ? b : a;
     if (a < b) return a;
     if (b < a) return b;
     if (is_nan(a)) return a;
