@@ -46,25 +46,29 @@ struct Repository {
 
 Repository repo;
 
+// One line on stderr: "opframe: <prefix><message>".
+void say(const char *prefix, const char *fmt, va_list args)
+{
+    std::fprintf(stderr, "opframe: %s", prefix);
+    std::vfprintf(stderr, fmt, args);
+    std::fputc('\n', stderr);
+}
+
 [[gnu::format(printf, 2, 3)]] void verbose(int level, const char *fmt, ...)
 {
     if (params.verbose < level) return;
-    std::fputs("opframe: ", stderr);
     va_list args;
     va_start(args, fmt);
-    std::vfprintf(stderr, fmt, args);
+    say("", fmt, args);
     va_end(args);
-    std::fputc('\n', stderr);
 }
 
 [[gnu::format(printf, 1, 2)]] void warn(const char *fmt, ...)
 {
-    std::fputs("opframe: warning: ", stderr);
     va_list args;
     va_start(args, fmt);
-    std::vfprintf(stderr, fmt, args);
+    say("warning: ", fmt, args);
     va_end(args);
-    std::fputc('\n', stderr);
 }
 
 std::vector<std::string> split(const std::string &text, char sep)
