@@ -3,6 +3,8 @@
 // table slot by slot.
 #include "framework/components.h"
 
+#include "config.h"
+
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <set>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <ltdl.h>
 #include <sys/stat.h>
 
@@ -115,6 +118,26 @@ void record_failure(const std::string &path, const std::string &reason)
     if (params.show_load_errors) warn("component %s skipped: %s", path.c_str(), reason.c_str());
 }
 
+// Why a file failed to open. libltdl tries each of its loaders and reports
+// the last one's "file not found" even when the file exists; the system
+// loader's own message names the real cause (a missing dependency, a file
+// that is not a shared object).
+std::string load_error(const std::string &stem)
+{
+    const char *ltdl_message = lt_dlerror();
+    const std::string so = stem + ".so";
+    struct stat st;
+    if (stat(so.c_str(), &st) == 0) {
+        dlerror();
+        if (void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+            dlclose(h);   // loads now: the failure was libltdl's own
+        } else if (const char *why = dlerror()) {
+            return why;
+        }
+    }
+    return ltdl_message ? ltdl_message : "unknown libltdl error";
+}
+
 // Opens one file; on success appends a record in state Excluded (not yet opened).
 void load_file(const std::string &dir, const std::string &name)
 {
@@ -131,8 +154,7 @@ void load_file(const std::string &dir, const std::string &name)
     lt_dlhandle handle = lt_dlopenadvise(stem.c_str(), advise);
     lt_dladvise_destroy(&advise);
     if (!handle) {
-        const char *why = lt_dlerror();
-        record_failure(stem + ".so", std::string("cannot load: ") + (why ? why : "unknown libltdl error"));
+        record_failure(stem + ".so", "cannot load: " + load_error(stem));
         return;
     }
     const std::string symbol = std::string(kPrefix) + name + "_component";
@@ -373,11 +395,15 @@ std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, int nbuf)
     const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
     std::vector<const SlotCandidate *> list;
     if (pin == "base") return list;   // pinned to the base: no component serves it
-    for (const SlotCandidate &c : repo.candidates[op][mem][kt]) {
-        const bool has = nbuf == 2 ? c.fn2 && !c.selftest_failed2 : c.fn3 && !c.selftest_failed3;
-        if (has && (pin.empty() || repo.components[c.component].name == pin)) list.push_back(&c);
-    }
+    for (const SlotCandidate &c : repo.candidates[op][mem][kt])
+        if (nbuf == 2 ? c.fn2 && !c.selftest_failed2 : c.fn3 && !c.selftest_failed3) list.push_back(&c);
+    // The pinned provider ranks first; if it offers nothing here, normal
+    // selection decides.
     std::sort(list.begin(), list.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
+    if (!list.empty() && repo.components[list.front()->component].name == pin)
+        list.erase(std::remove_if(list.begin() + 1, list.end(),
+                                  [&](auto *c) { return repo.components[c->component].name != pin; }),
+                   list.end());
     return list;
 }
 
@@ -517,7 +543,8 @@ std::string explain_slot(int op, int mem, int kt, int nbuf)
         if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
         if (!has) out += ": offers no " + std::to_string(nbuf) + "-buffer kernel";
         else if (failed) out += ": self-test FAILED, dropped";
-        else if (pin == "base" || (!pin.empty() && pin != name)) out += ": not the pinned provider (" + pin + ")";
+        else if (pin == "base" || (!pin.empty() && pin != name && winner && pin == winner))
+            out += ": not the pinned provider (" + pin + ")";
         else if (winner && name == winner) out += ": SELECTED" + std::string(name == pin ? " (pinned by op_base_pin)" : "");
         else if (c->min_count) out += ": serves large counts (tiered)";
         else out += ": outranked";

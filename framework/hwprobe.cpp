@@ -1,6 +1,7 @@
 // hwprobe.cpp — the hardware probe run at every opf_init: CPUID/XGETBV for
 // the x86 ISA, hwloc for the topology and the accelerators.
 #include "framework/hwprobe.h"
+#include "framework/params.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -198,6 +199,8 @@ bool probe_hwloc(opf_hw_info_t *hw)
     if (hwloc_topology_init(&topo) != 0) return false;
     set_flags(topo);
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (!params.hwloc_opencl)   // see op_base_hwloc_opencl: the plugin would start every OpenCL platform
+        hwloc_topology_set_components(topo, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, "opencl");
     if (!keep_pci_objects) {
         hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PCI_DEVICE, HWLOC_TYPE_FILTER_KEEP_NONE);
         hwloc_topology_set_type_filter(topo, HWLOC_OBJ_BRIDGE, HWLOC_TYPE_FILTER_KEEP_NONE);

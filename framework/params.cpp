@@ -46,6 +46,7 @@ Params params = {
     .show_load_errors = 1,
     .pin = "",
     .selftest = 0,
+    .hwloc_opencl = 0,
 };
 
 namespace {
@@ -699,6 +700,10 @@ void register_framework_params()
         {{"op_base_selftest", OPF_PARAM_BOOL, "false",
           "Test every selected component kernel against the base at init; a kernel that differs is dropped", 4,
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.selftest}},
+        {{"op_base_hwloc_opencl", OPF_PARAM_BOOL, "false",
+          "Let hwloc's OpenCL plugin list OpenCL devices at init. Off by default: it starts every OpenCL "
+          "platform in every process (about 60 ms and a small leak with PoCL); the opencl component lists its "
+          "devices itself", 6, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.hwloc_opencl}},
     };
     for (const Declaration &d : declarations)
         if (register_param(&d.spec, true, d.min, d.max) != OPF_SUCCESS)   // only if someone took the name first

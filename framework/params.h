@@ -27,6 +27,7 @@ struct Params {
     int show_load_errors;         // mca_component_show_load_errors
     const char *pin;              // op_base_pin: "sum:float=avx2,max:double=example"
     int selftest;                 // op_base_selftest
+    int hwloc_opencl;             // op_base_hwloc_opencl: let hwloc's OpenCL plugin list devices
 };
 
 // The values in force (resolved at opf_init, updated by opf_param_set).

@@ -1,0 +1,857 @@
+/* component_system.c — the component system seen from a program: the `op`
+ * include/exclude list and its errors, priorities and per-slot mixing of two
+ * overlapping components, pins, the self-test, size tiers, broken component
+ * files, and load/unload across init -> finalize -> init.
+ *
+ * Run by test/components.sh, which builds the component directories and
+ * names them in the environment:
+ *   OPF_TEST_DIR_GOOD      alpha, beta
+ *   OPF_TEST_DIR_SELFTEST  alpha, beta, wrong (SUM INT32 off by one at element 3)
+ *   OPF_TEST_DIR_TIER      alpha, beta, tier (SUM INT32 for counts >= 1000)
+ *   OPF_TEST_DIR_BROKEN    alpha, refuse, empty and broken files
+ *   OPF_TEST_DIR_DUP       a second opf_op_alpha.so
+ *   OPF_TEST_DIR_MISSING   a directory that does not exist
+ *   OPF_TEST_DIR_EXAMPLE   the example component built out of tree
+ * Usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|all]...
+ *
+ * Each section sets the parameters it needs with opf_param_set (API values
+ * outlive opf_finalize) and starts a fresh opf_init. Every OPF_MCA_* variable
+ * of the caller is cleared and no parameter file is read. */
+#define _POSIX_C_SOURCE 200809L
+#include "check.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <opframe/introspect.h>
+
+extern char **environ;
+
+#define SUM OPF_OPID_SUM
+#define PROD OPF_OPID_PROD
+#define MAX OPF_OPID_MAX
+#define BAND OPF_OPID_BAND
+#define I32 OPF_KT_INT32
+#define I64 OPF_KT_INT64
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+#define CONTAINS(hay, needle) \
+    CHECK((hay) && strstr((hay), (needle)) != NULL, "\"%s\" not in:\n%s", (needle), (hay) ? (hay) : "(null)")
+#define LACKS(hay, needle) \
+    CHECK((hay) && strstr((hay), (needle)) == NULL, "\"%s\" unexpectedly in:\n%s", (needle), (hay) ? (hay) : "(null)")
+
+static const char *dir_of(const char *var)
+{
+    const char *d = getenv(var);
+    if (!d || !*d) {
+        fprintf(stderr, "component_system: %s is not set (run me through test/components.sh)\n", var);
+        exit(2);
+    }
+    return d;
+}
+
+static void set_param(const char *name, const char *value)
+{
+    CHECK_RC(opf_param_set(name, value), OPF_SUCCESS);
+}
+
+/* Back to defaults for everything a section may have set (before opf_init,
+ * any name is accepted, including those of components not loaded). */
+static void reset_params(void)
+{
+    static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
+                                  "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
+                                  "op_tier_min_count"};
+    opf_finalize();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
+}
+
+/* A fresh init on component path `path`; returns opf_init's code. */
+static int start(const char *path)
+{
+    opf_finalize();
+    set_param("mca_component_path", path);
+    return opf_init();
+}
+
+static const char *provider(int op, int kt, int nbuf, opf_count_t count)
+{
+    const char *p = opf_slot_provider(op, kt, nbuf, count);
+    return p ? p : "(null)";
+}
+
+#define EXPECT_PROVIDER(op, kt, nbuf, count, expected) do { \
+    const char *got_ = provider((op), (kt), (nbuf), (count)); \
+    CHECK(strcmp(got_, (expected)) == 0, "%s %s %d-buffer count %lld: provider %s, expected %s", \
+          opf_op_name((opf_op_t)(uintptr_t)(op)), opf_kernel_type_name(kt), (nbuf), (long long)(count), got_, \
+          (expected)); \
+} while (0)
+
+/* Both halves of a slot, for small counts. */
+#define EXPECT_SLOT(op, kt, p2, p3) do { \
+    EXPECT_PROVIDER((op), (kt), 2, 1, (p2)); \
+    EXPECT_PROVIDER((op), (kt), 3, 1, (p3)); \
+} while (0)
+
+/* op_<component>_calls, or -1 if the parameter is unknown. */
+static long long calls(const char *component)
+{
+    char name[64], buf[64];
+    snprintf(name, sizeof name, "op_%s_calls", component);
+    if (opf_param_get(name, buf, (int)sizeof buf) != OPF_SUCCESS) return -1;
+    return atoll(buf);
+}
+
+static int find_component(const char *name, opf_component_info_t *info)
+{
+    for (int i = 0; i < opf_component_count(); ++i)
+        if (opf_component_describe(i, info) == OPF_SUCCESS && strcmp(info->name, name) == 0) return i;
+    return -1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    const size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The failed file whose path ends with `suffix` ("/opf_op_abi.so"). */
+static int find_failed(const char *suffix, opf_failed_info_t *info)
+{
+    for (int i = 0; i < opf_failed_count(); ++i)
+        if (opf_failed_describe(i, info) == OPF_SUCCESS && ends_with(info->path, suffix)) return i;
+    return -1;
+}
+
+static const char *explain(int op, int kt, int nbuf)
+{
+    static char buf[4096];
+    if (opf_slot_explain(op, kt, OPF_MEM_HOST, nbuf, buf, (int)sizeof buf) != OPF_SUCCESS)
+        snprintf(buf, sizeof buf, "<opf_slot_explain failed: %s>", opf_last_error());
+    return buf;
+}
+
+/* SUM on `count` OPF_INT (INT32) elements, 2- or 3-buffer; checks the result
+ * and returns the number of wrong elements. */
+static int sum_int(int nbuf, opf_count_t count)
+{
+    int32_t *a = malloc((size_t)count * sizeof *a), *b = malloc((size_t)count * sizeof *b);
+    int32_t *out = malloc((size_t)count * sizeof *out);
+    int wrong = 0;
+    if (!a || !b || !out) {
+        fprintf(stderr, "component_system: out of memory\n");
+        exit(2);
+    }
+    for (opf_count_t i = 0; i < count; ++i) {
+        a[i] = (int32_t)(i * 7 + 1);
+        b[i] = (int32_t)(1000 - i);
+    }
+    if (nbuf == 2) CHECK_RC(opf_reduce_local(a, b, count, OPF_INT, OPF_SUM), OPF_SUCCESS);
+    else CHECK_RC(opf_reduce_local3(a, b, out, count, OPF_INT, OPF_SUM), OPF_SUCCESS);
+    const int32_t *res = nbuf == 2 ? b : out;
+    for (opf_count_t i = 0; i < count; ++i) wrong += res[i] != (int32_t)(i * 7 + 1 + 1000 - i);
+    free(a);
+    free(b);
+    free(out);
+    return wrong;
+}
+
+/* Runs SUM INT (nbuf, count) and checks that exactly component `who` counted
+ * one call among `names` (a NULL-terminated list), and that the result is right. */
+static void expect_run(int nbuf, opf_count_t count, const char *who, const char *const *names)
+{
+    long long before[8];
+    int n = 0;
+    for (; names[n]; ++n) before[n] = calls(names[n]);
+    const int wrong = sum_int(nbuf, count);
+    CHECK(wrong == 0, "SUM INT %d-buffer count %lld: %d wrong elements", nbuf, (long long)count, wrong);
+    for (int i = 0; i < n; ++i) {
+        const long long delta = calls(names[i]) - before[i];
+        const long long expected = strcmp(names[i], who) == 0;
+        CHECK(delta == expected, "SUM INT %d-buffer count %lld: %s counted %lld calls, expected %lld (winner %s)",
+              nbuf, (long long)count, names[i], delta, expected, who);
+    }
+}
+
+/* stderr capture: everything written to fd 2 between begin and end. */
+static char capture_path[] = "/tmp/opf_components_stderr_XXXXXX";
+static int saved_stderr = -1;
+static char captured[32768];
+
+static void capture_begin(void)
+{
+    fflush(stderr);
+    saved_stderr = dup(2);
+    const int fd = open(capture_path, O_WRONLY | O_TRUNC);
+    dup2(fd, 2);
+    close(fd);
+}
+
+static const char *capture_end(void)
+{
+    fflush(stderr);
+    dup2(saved_stderr, 2);
+    close(saved_stderr);
+    FILE *f = fopen(capture_path, "r");
+    const size_t n = f ? fread(captured, 1, sizeof captured - 1, f) : 0;
+    captured[n] = '\0';
+    if (f) fclose(f);
+    fputs(captured, stderr);   /* still visible in the log */
+    return captured;
+}
+
+/* ---- 1. the op include / exclude list --------------------------------------------- */
+
+static void test_lists(void)
+{
+    const char *good = dir_of("OPF_TEST_DIR_GOOD");
+    opf_component_info_t info;
+    reset_params();
+
+    set_param("op", "alpha");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    CHECK(opf_component_count() == 2, "op=alpha: %d components found, expected 2", opf_component_count());
+    CHECK(find_component("alpha", &info) >= 0 && info.available && strcmp(info.status, "available") == 0,
+          "op=alpha: alpha is not available");
+    CHECK(find_component("beta", &info) >= 0 && !info.available && strcmp(info.status, "excluded by op=alpha") == 0,
+          "op=alpha: beta's status is \"%s\"", info.status);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    EXPECT_SLOT(SUM, I64, "alpha", "base");   /* beta's 3-buffer offer is excluded */
+    EXPECT_SLOT(PROD, I32, "base", "base");
+    CHECK(calls("beta") == -1, "op=alpha: the excluded beta registered its parameters");
+
+    set_param("op", "^alpha");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    CHECK(find_component("alpha", &info) >= 0 && !info.available && strcmp(info.status, "excluded by op=^alpha") == 0,
+          "op=^alpha: alpha's status is \"%s\"", info.status);
+    CHECK(find_component("beta", &info) >= 0 && info.available, "op=^alpha: beta is not available");
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    EXPECT_SLOT(SUM, I64, "base", "beta");
+    EXPECT_SLOT(MAX, I32, "beta", "base");
+
+    set_param("op", "alpha,beta");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    CHECK(find_component("alpha", &info) >= 0 && info.available, "op=alpha,beta: alpha is not available");
+    CHECK(find_component("beta", &info) >= 0 && info.available, "op=alpha,beta: beta is not available");
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+    EXPECT_SLOT(PROD, I32, "beta", "beta");
+
+    set_param("op", "base");   /* the base alone */
+    CHECK_RC(start(good), OPF_SUCCESS);
+    CHECK(find_component("alpha", &info) >= 0 && !info.available, "op=base: alpha is available");
+    CHECK(find_component("beta", &info) >= 0 && !info.available, "op=base: beta is available");
+    EXPECT_SLOT(SUM, I32, "base", "base");
+
+    /* Errors: opf_init fails with OPF_ERR_ARG naming the parameter, and leaves
+     * the library uninitialised. */
+    static const struct {
+        const char *list, *words[2];
+    } bad[] = {
+        {"gamma", {"unknown component \"gamma\"", "alpha"}},
+        {"alpha,gamma", {"unknown component \"gamma\"", NULL}},
+        {"^alpha,gamma", {"unknown component \"gamma\"", NULL}},
+        {"alpha,^beta", {"'^'", NULL}},
+        {"^alpha,^beta", {"'^'", NULL}},
+        {"^base", {"base", NULL}},
+        {"^alpha,base", {"base", NULL}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char param[128];
+        set_param("op", bad[i].list);
+        CHECK_RC(start(good), OPF_ERR_ARG);
+        const char *err = opf_last_error();
+        snprintf(param, sizeof param, "op=\"%s\"", bad[i].list);
+        CONTAINS(err, "parameter op=");
+        CONTAINS(err, param);
+        for (int w = 0; w < 2; ++w)
+            if (bad[i].words[w]) CONTAINS(err, bad[i].words[w]);
+        int flag = -1;
+        CHECK_RC(opf_initialized(&flag), OPF_SUCCESS);
+        CHECK(flag == 0, "op=%s: the library is initialised after a failed opf_init", bad[i].list);
+        /* A reduction retries the init and fails the same way, writing nothing. */
+        int32_t a[2] = {1, 2}, b[2] = {3, 4};
+        CHECK_RC(opf_reduce_local(a, b, 2, OPF_INT, OPF_SUM), OPF_ERR_ARG);
+        CHECK(b[0] == 3 && b[1] == 4, "op=%s: a failed reduction wrote its buffer", bad[i].list);
+    }
+
+    /* After the errors, a good list works again. */
+    set_param("op", NULL);
+    CHECK_RC(start(good), OPF_SUCCESS);
+    CHECK(opf_component_count() == 2, "after the errors: %d components", opf_component_count());
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+}
+
+/* ---- 2. priorities and per-slot mixing --------------------------------------------- */
+
+static const char *const ab[] = {"alpha", "beta", NULL};
+
+static void test_priorities(void)
+{
+    const char *good = dir_of("OPF_TEST_DIR_GOOD");
+    opf_kernel2_fn *f2, *g2;
+    opf_kernel3_fn *f3, *g3;
+    reset_params();
+
+    /* Equal priorities (50): ties go to the name first in order, alpha. */
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");   /* both offer both halves */
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");    /* alpha only 2-buffer, beta only 3-buffer */
+    EXPECT_SLOT(MAX, I32, "alpha", "alpha");   /* tie on the 2-buffer half; only alpha 3-buffer */
+    EXPECT_SLOT(PROD, I32, "beta", "beta");    /* beta alone */
+    EXPECT_SLOT(SUM, OPF_KT_UINT32, "base", "base");
+    EXPECT_SLOT(MAX, I64, "base", "base");
+    CONTAINS(explain(SUM, I32, 2), "alpha priority 50: SELECTED");
+    CONTAINS(explain(SUM, I32, 2), "beta priority 50: outranked");
+    CONTAINS(explain(SUM, I64, 2), "beta priority 50: offers no 2-buffer kernel");
+    CONTAINS(explain(SUM, I64, 3), "alpha priority 50: offers no 3-buffer kernel");
+    CONTAINS(explain(SUM, I64, 3), "beta priority 50: SELECTED");
+
+    /* opf_slot_kernels: the selected table holds alpha's kernels, each
+     * component's offer can be read by name, and a component without an offer
+     * is OPF_ERR_ARG. */
+    CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 1, &f2, &f3), OPF_SUCCESS);
+    CHECK_RC(opf_slot_kernels(SUM, I32, "alpha", 1, &g2, &g3), OPF_SUCCESS);
+    CHECK(f2 && f2 == g2 && f3 && f3 == g3, "SUM INT32: the selected kernels are not alpha's");
+    CHECK_RC(opf_slot_kernels(SUM, I32, "beta", 1, &g2, &g3), OPF_SUCCESS);
+    CHECK(g2 && g3 && g2 != f2 && g3 != f3, "SUM INT32: beta's offer is missing or is alpha's");
+    CHECK_RC(opf_slot_kernels(SUM, I64, "alpha", 1, &g2, &g3), OPF_SUCCESS);
+    CHECK(g2 && !g3, "SUM INT64: alpha's offer should be 2-buffer only");
+    CHECK_RC(opf_slot_kernels(SUM, I64, "beta", 1, &g2, &g3), OPF_SUCCESS);
+    CHECK(!g2 && g3, "SUM INT64: beta's offer should be 3-buffer only");
+    CHECK_RC(opf_slot_kernels(PROD, I32, "alpha", 1, &g2, &g3), OPF_ERR_ARG);
+    CHECK_RC(opf_slot_kernels(SUM, I32, "gamma", 1, &g2, &g3), OPF_ERR_ARG);
+    CHECK_RC(opf_slot_kernels(SUM, I32, "base", 1, &g2, &g3), OPF_SUCCESS);
+    CHECK(g2 && g3 && g2 != f2 && g3 != f3, "SUM INT32: the base kernels are missing or are alpha's");
+
+    /* The counters start at zero and the winner really runs. */
+    CHECK(calls("alpha") == 0 && calls("beta") == 0, "counters at init: alpha %lld, beta %lld", calls("alpha"),
+          calls("beta"));
+    expect_run(2, 100, "alpha", ab);
+    expect_run(3, 100, "alpha", ab);
+    {
+        int64_t a[5] = {1, 2, 3, 4, INT64_MAX}, b[5] = {10, 20, 30, 40, 1}, out[5];
+        long long a0 = calls("alpha"), b0 = calls("beta");
+        CHECK_RC(opf_reduce_local(a, b, 5, OPF_INT64_T, OPF_SUM), OPF_SUCCESS);
+        CHECK(b[0] == 11 && b[3] == 44 && b[4] == INT64_MIN, "SUM INT64 2-buffer: wrong result");
+        CHECK(calls("alpha") == a0 + 1 && calls("beta") == b0, "SUM INT64 2-buffer did not run alpha");
+        CHECK_RC(opf_reduce_local3(a, b, out, 5, OPF_INT64_T, OPF_SUM), OPF_SUCCESS);
+        CHECK(out[0] == 12 && out[3] == 48, "SUM INT64 3-buffer: wrong result");
+        CHECK(calls("alpha") == a0 + 1 && calls("beta") == b0 + 1, "SUM INT64 3-buffer did not run beta");
+        int32_t p[3] = {2, 3, -4}, q[3] = {5, 7, 6};
+        CHECK_RC(opf_reduce_local(p, q, 3, OPF_INT, OPF_PROD), OPF_SUCCESS);
+        CHECK(q[0] == 10 && q[1] == 21 && q[2] == -24, "PROD INT: wrong result");
+        CHECK(calls("beta") == b0 + 2, "PROD INT did not run beta");
+        int32_t m[3] = {2, 9, -4}, n[3] = {5, 7, -6};
+        CHECK_RC(opf_reduce_local(m, n, 3, OPF_INT, OPF_MAX), OPF_SUCCESS);
+        CHECK(n[0] == 5 && n[1] == 9 && n[2] == -4, "MAX INT: wrong result");
+        CHECK(calls("alpha") == a0 + 2, "MAX INT 2-buffer did not run alpha");
+        /* A type that no component serves runs the base. */
+        uint32_t u[2] = {1, 2}, v[2] = {3, 4};
+        CHECK_RC(opf_reduce_local(u, v, 2, OPF_UNSIGNED, OPF_SUM), OPF_SUCCESS);
+        CHECK(v[0] == 4 && v[1] == 6 && calls("alpha") == a0 + 2 && calls("beta") == b0 + 2,
+              "SUM UNSIGNED: wrong result or a component ran");
+    }
+
+    /* A higher priority for beta flips every slot it offers. */
+    set_param("op_beta_priority", "60");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    char buf[32] = "";
+    CHECK_RC(opf_param_get("op_beta_priority", buf, (int)sizeof buf), OPF_SUCCESS);
+    CHECK(strcmp(buf, "60") == 0, "op_beta_priority is %s", buf);
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+    EXPECT_SLOT(MAX, I32, "beta", "alpha");
+    EXPECT_SLOT(PROD, I32, "beta", "beta");
+    CONTAINS(explain(SUM, I32, 2), "beta priority 60: SELECTED");
+    CONTAINS(explain(SUM, I32, 2), "alpha priority 50: outranked");
+    expect_run(2, 100, "beta", ab);
+    expect_run(3, 100, "beta", ab);
+
+    /* Priority, not the name: alpha below beta. */
+    set_param("op_beta_priority", NULL);
+    set_param("op_alpha_priority", "30");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    EXPECT_SLOT(MAX, I32, "beta", "alpha");
+    expect_run(2, 7, "beta", ab);
+
+    /* And above again. */
+    set_param("op_alpha_priority", "70");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    EXPECT_SLOT(MAX, I32, "alpha", "alpha");
+    expect_run(3, 7, "alpha", ab);
+    set_param("op_alpha_priority", NULL);
+}
+
+/* ---- 3. pins ------------------------------------------------------------------------ */
+
+static void test_pins(void)
+{
+    const char *good = dir_of("OPF_TEST_DIR_GOOD");
+    reset_params();
+
+    /* A pin beats priority (alpha would win the tie). */
+    set_param("op_base_pin", "sum:int=beta");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    EXPECT_SLOT(MAX, I32, "alpha", "alpha");   /* other slots are not touched */
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+    CONTAINS(explain(SUM, I32, 2), "pinned by op_base_pin");
+    expect_run(2, 10, "beta", ab);
+    expect_run(3, 10, "beta", ab);
+
+    /* ... even a higher one, and by kernel type name, any case. */
+    set_param("op_alpha_priority", "90");
+    set_param("op_base_pin", "SUM:INT32=beta");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    EXPECT_SLOT(MAX, I32, "alpha", "alpha");
+    set_param("op_alpha_priority", NULL);
+
+    /* Pinned to the base. */
+    set_param("op_base_pin", "sum:int=base");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "base", "base");
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+    CONTAINS(explain(SUM, I32, 2), "base (default): SELECTED (pinned by op_base_pin)");
+    expect_run(2, 10, "base", ab);
+    expect_run(3, 10, "base", ab);
+
+    /* A pin to a component that does not offer the slot: normal selection. */
+    set_param("op_base_pin", "prod:int=alpha");   /* alpha offers no PROD; beta does */
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(PROD, I32, "beta", "beta");
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    set_param("op_base_pin", "sum:int=nosuch");   /* not a component at all */
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    expect_run(2, 10, "alpha", ab);
+    /* beta offers only the 3-buffer half of SUM INT64: the 2-buffer half is
+     * selected normally (alpha). */
+    set_param("op_base_pin", "sum:int64_t=beta");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+
+    /* Malformed pins warn, are ignored, and do not stop the good ones. */
+    static const char *malformed[] = {"sum-int=beta", "sum:int", "nosuchop:int=beta", "sum:nosuchtype=beta",
+                                      "sum:int=", "=beta"};
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; ++i) {
+        char expected[128];
+        set_param("op_base_pin", malformed[i]);
+        capture_begin();
+        const int rc = start(good);
+        const char *err = capture_end();
+        CHECK(rc == OPF_SUCCESS, "op_base_pin=%s: opf_init returned %d (%s)", malformed[i], rc, opf_last_error());
+        snprintf(expected, sizeof expected, "op_base_pin: ignoring \"%s\"", malformed[i]);
+        CONTAINS(err, "opframe: warning: ");
+        CONTAINS(err, expected);
+        EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    }
+    set_param("op_base_pin", "bogus,sum:int=beta");
+    capture_begin();
+    CHECK_RC(start(good), OPF_SUCCESS);
+    const char *err = capture_end();
+    CONTAINS(err, "op_base_pin: ignoring \"bogus\"");
+    LACKS(err, "ignoring \"sum:int=beta\"");
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    set_param("op_base_pin", NULL);
+}
+
+/* ---- 4. self-test ------------------------------------------------------------------- */
+
+static void test_selftest(void)
+{
+    const char *dir = dir_of("OPF_TEST_DIR_SELFTEST");
+    static const char *const abw[] = {"alpha", "beta", "wrong", NULL};
+    reset_params();
+
+    /* Off (the default): the broken kernel wins on priority, and runs. */
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "wrong", "wrong");
+    EXPECT_SLOT(BAND, I32, "wrong", "wrong");
+    LACKS(explain(SUM, I32, 2), "self-test");
+    long long w0 = calls("wrong");
+    CHECK(sum_int(2, 8) == 1, "selftest off: the broken kernel should give exactly one wrong element");
+    CHECK(sum_int(3, 8) == 1, "selftest off: the broken 3-buffer kernel should give one wrong element");
+    CHECK(calls("wrong") == w0 + 2, "selftest off: the broken kernel did not run");
+
+    /* On: the broken kernels are dropped, the next offer (alpha) serves, the
+     * exact BAND kernels of the same component stay. */
+    set_param("op_base_selftest", "1");
+    capture_begin();
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    const char *err = capture_end();
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    EXPECT_SLOT(BAND, I32, "wrong", "wrong");
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");
+    for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+        const char *text = explain(SUM, I32, nbuf);
+        CONTAINS(text, "wrong priority 99: self-test FAILED");
+        CONTAINS(text, "alpha priority 50: SELECTED");
+    }
+    LACKS(explain(BAND, I32, 2), "FAILED");
+    CONTAINS(err, "self-test");
+    CONTAINS(err, "component wrong");
+    LACKS(err, "component alpha");
+    LACKS(err, "component beta");
+    expect_run(2, 8, "alpha", abw);
+    expect_run(3, 8, "alpha", abw);
+    {
+        int32_t a[4] = {1, 2, 3, 0xF0}, b[4] = {3, 3, 3, 0x3C};
+        w0 = calls("wrong");
+        CHECK_RC(opf_reduce_local(a, b, 4, OPF_INT, OPF_BAND), OPF_SUCCESS);
+        CHECK(b[0] == 1 && b[1] == 2 && b[2] == 3 && b[3] == 0x30, "BAND INT: wrong result");
+        CHECK(calls("wrong") == w0 + 1, "BAND INT did not run the component wrong");
+    }
+
+    /* With alpha excluded the next offer is beta's. */
+    set_param("op", "^alpha");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "beta", "beta");
+    set_param("op", NULL);
+    set_param("op_base_selftest", NULL);
+}
+
+/* ---- 5. size tiers ------------------------------------------------------------------- */
+
+static void test_tiers(void)
+{
+    const char *dir = dir_of("OPF_TEST_DIR_TIER");
+    static const char *const abt[] = {"alpha", "beta", "tier", NULL};
+    opf_kernel2_fn *f2, *a2, *t2;
+    opf_kernel3_fn *f3, *a3, *t3;
+    reset_params();
+
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+        EXPECT_PROVIDER(SUM, I32, nbuf, 0, "alpha");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 1, "alpha");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 999, "alpha");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 1000, "tier");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 1001, "tier");
+        EXPECT_PROVIDER(SUM, I32, nbuf, (opf_count_t)1 << 40, "tier");
+    }
+    EXPECT_SLOT(SUM, I64, "alpha", "beta");   /* tier offers no other slot */
+    CONTAINS(explain(SUM, I32, 2), "tier priority 90, counts >= 1000");
+    CHECK_RC(opf_slot_kernels(SUM, I32, "alpha", 0, &a2, &a3), OPF_SUCCESS);
+    CHECK_RC(opf_slot_kernels(SUM, I32, "tier", 0, &t2, &t3), OPF_SUCCESS);
+    CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 999, &f2, &f3), OPF_SUCCESS);
+    CHECK(f2 == a2 && f3 == a3, "SUM INT32 count 999: the selected kernels are not alpha's");
+    CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 1000, &f2, &f3), OPF_SUCCESS);
+    CHECK(f2 == t2 && f3 == t3, "SUM INT32 count 1000: the selected kernels are not tier's");
+    expect_run(2, 999, "alpha", abt);
+    expect_run(2, 1000, "tier", abt);
+    expect_run(3, 999, "alpha", abt);
+    expect_run(3, 4096, "tier", abt);
+
+    /* The self-test runs a tiered kernel at counts it serves: it passes. */
+    set_param("op_base_selftest", "1");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_PROVIDER(SUM, I32, 2, 1000, "tier");
+    EXPECT_PROVIDER(SUM, I32, 3, 999, "alpha");
+    set_param("op_base_selftest", NULL);
+
+    /* The threshold is the module's: min_count 0 serves every count. */
+    set_param("op_tier_min_count", "0");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_PROVIDER(SUM, I32, 2, 1, "tier");
+    EXPECT_PROVIDER(SUM, I32, 3, 1, "tier");
+    expect_run(2, 5, "tier", abt);
+    set_param("op_tier_min_count", NULL);
+
+    /* A tier ranked below an all-counts offer never serves. */
+    set_param("op_tier_priority", "10");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_PROVIDER(SUM, I32, 2, 5000, "alpha");
+    EXPECT_PROVIDER(SUM, I32, 3, 5000, "alpha");
+    expect_run(2, 5000, "alpha", abt);
+    set_param("op_tier_priority", NULL);
+
+    /* With alpha and beta excluded, the base serves the small counts. */
+    set_param("op", "tier");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    EXPECT_PROVIDER(SUM, I32, 2, 999, "base");
+    EXPECT_PROVIDER(SUM, I32, 2, 1000, "tier");
+    expect_run(2, 10, "base", abt);
+    expect_run(2, 2000, "tier", abt);
+    set_param("op", NULL);
+}
+
+/* ---- 6. broken component files ----------------------------------------------------- */
+
+static void expect_failed(const char *file, const char *why, const char *why2)
+{
+    char suffix[128];
+    opf_failed_info_t f;
+    snprintf(suffix, sizeof suffix, "/%s", file);
+    const int i = find_failed(suffix, &f);
+    CHECK(i >= 0, "%s is not listed as failed", file);
+    if (i < 0) return;
+    CHECK(strstr(f.reason, why) != NULL, "%s: \"%s\" not in its reason \"%s\"", file, why, f.reason);
+    if (why2) CHECK(strstr(f.reason, why2) != NULL, "%s: \"%s\" not in its reason \"%s\"", file, why2, f.reason);
+}
+
+static void test_broken(void)
+{
+    const char *broken = dir_of("OPF_TEST_DIR_BROKEN"), *dup = dir_of("OPF_TEST_DIR_DUP");
+    const char *missing = dir_of("OPF_TEST_DIR_MISSING");
+    char path[4096], prefix[2048];
+    opf_component_info_t info;
+    opf_failed_info_t f;
+    reset_params();
+
+    /* A directory that does not exist comes first: the others are still searched. */
+    snprintf(path, sizeof path, "%s:%s:%s", missing, broken, dup);
+    capture_begin();
+    CHECK_RC(start(path), OPF_SUCCESS);
+    const char *err = capture_end();
+
+    CHECK(opf_component_count() == 3, "%d components, expected alpha, empty and refuse", opf_component_count());
+    snprintf(prefix, sizeof prefix, "%s/", broken);
+    CHECK(find_component("alpha", &info) >= 0 && info.available && strncmp(info.path, prefix, strlen(prefix)) == 0,
+          "alpha is not available from %s (path %s)", broken, find_component("alpha", &info) >= 0 ? info.path : "-");
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    expect_run(2, 10, "alpha", (const char *const[]){"alpha", NULL});
+
+    /* init_query refusing: disqualified with its reason, not failed. */
+    CHECK(find_component("refuse", &info) >= 0 && !info.available &&
+              strcmp(info.status, "disqualified: no refuse accelerator in this machine") == 0,
+          "refuse: status \"%s\"", find_component("refuse", &info) >= 0 ? info.status : "(not listed)");
+    CHECK(find_failed("/opf_op_refuse.so", &f) < 0, "refuse is listed as failed");
+
+    /* op_query offering nothing: available, but serves no slot. */
+    CHECK(find_component("empty", &info) >= 0 && info.available && strcmp(info.status, "available") == 0,
+          "empty: status \"%s\"", find_component("empty", &info) >= 0 ? info.status : "(not listed)");
+    CHECK(find_failed("/opf_op_empty.so", &f) < 0, "empty is listed as failed");
+    int served_by_empty = 0, served_by_refuse = 0;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
+            for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+                const char *p = opf_slot_provider(op, kt, nbuf, 1);
+                served_by_empty += p && strcmp(p, "empty") == 0;
+                served_by_refuse += p && strcmp(p, "refuse") == 0;
+            }
+    CHECK(served_by_empty == 0, "empty serves %d slot halves", served_by_empty);
+    CHECK(served_by_refuse == 0, "refuse serves %d slot halves", served_by_refuse);
+    {
+        opf_kernel2_fn *f2;
+        opf_kernel3_fn *f3;
+        CHECK_RC(opf_slot_kernels(SUM, I32, "empty", 1, &f2, &f3), OPF_ERR_ARG);
+        CHECK_RC(opf_slot_kernels(SUM, I32, "refuse", 1, &f2, &f3), OPF_ERR_ARG);
+    }
+
+    /* Each broken file: skipped with its reason, not a component. */
+    expect_failed("opf_op_abi.so", "ABI version 999", NULL);
+    expect_failed("opf_op_nosym.so", "missing symbol opf_op_nosym_component", NULL);
+    expect_failed("opf_op_mismatch.so", "name mismatch", "\"other\"");
+    expect_failed("opf_op_fw.so", "framework \"coll\"", NULL);
+    /* libltdl's own message for any dlopen failure is "file not found"; the
+     * reason must be the loader's (the missing library, the bad file). */
+    expect_failed("opf_op_needdep.so", "cannot load", "libopfdep");
+    expect_failed("opf_op_garbage.so", "cannot load", NULL);
+    if (find_failed("/opf_op_garbage.so", &f) >= 0)
+        CHECK(strstr(f.reason, "file not found") == NULL, "opf_op_garbage.so exists, yet its reason is \"%s\"",
+              f.reason);
+    static const char *not_components[] = {"abi", "nosym", "mismatch", "other", "fw", "needdep", "garbage"};
+    for (size_t i = 0; i < sizeof not_components / sizeof not_components[0]; ++i)
+        CHECK(find_component(not_components[i], &info) < 0, "%s is listed as a component", not_components[i]);
+
+    /* The same name in a later directory: the first wins, the second is failed. */
+    snprintf(prefix, sizeof prefix, "%s/opf_op_alpha.so", dup);
+    const int d = find_failed("/opf_op_alpha.so", &f);
+    CHECK(d >= 0 && strcmp(f.path, prefix) == 0, "the second alpha (%s) is not listed as failed", prefix);
+    if (d >= 0) {
+        CONTAINS(f.reason, "duplicate");
+        CONTAINS(f.reason, broken);
+    }
+    CHECK(opf_failed_count() == 7, "%d failed files, expected 7", opf_failed_count());
+    for (int i = 0; i < opf_failed_count(); ++i)
+        if (opf_failed_describe(i, &f) == OPF_SUCCESS)
+            printf("  failed: %s\n          %s\n", f.path, f.reason);
+
+    /* mca_component_show_load_errors (default on) warns about each file. */
+    CONTAINS(err, "opf_op_garbage.so skipped");
+    CONTAINS(err, "opf_op_abi.so skipped");
+    LACKS(err, "opf_op_refuse.so");
+    set_param("mca_component_show_load_errors", "0");
+    capture_begin();
+    CHECK_RC(start(path), OPF_SUCCESS);
+    err = capture_end();
+    LACKS(err, "skipped");
+    CHECK(opf_failed_count() == 7, "quiet: %d failed files, expected 7", opf_failed_count());
+    set_param("mca_component_show_load_errors", NULL);
+
+    /* Only missing directories: no component, the base serves everything. */
+    snprintf(path, sizeof path, "%s:%s/deeper", missing, missing);
+    CHECK_RC(start(path), OPF_SUCCESS);
+    CHECK(opf_component_count() == 0 && opf_failed_count() == 0, "missing directories: %d components, %d failed",
+          opf_component_count(), opf_failed_count());
+    EXPECT_SLOT(SUM, I32, "base", "base");
+}
+
+/* ---- 9. load / unload across init -> finalize -> init ------------------------------ */
+
+/* 1 if a mapping of the process names `file`, 0 if not, -1 if unknown. */
+static int mapped(const char *file)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    char line[4096];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) found |= strstr(line, file) != NULL;
+    fclose(f);
+    return found;
+}
+
+static void add_one(void *in, void *inout, int *len, opf_datatype_t *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; ++i) ((int32_t *)inout)[i] += ((int32_t *)in)[i] + 1;
+}
+
+static void test_cycles(void)
+{
+    const char *good = dir_of("OPF_TEST_DIR_GOOD");
+    opf_datatype_t old_type = OPF_DATATYPE_NULL;
+    opf_op_t old_op = OPF_OP_NULL;
+    reset_params();
+    set_param("mca_component_path", good);
+
+    for (int cycle = 0; cycle < 4; ++cycle) {
+        opf_component_info_t info;
+        int flag = -1;
+        CHECK_RC(opf_init(), OPF_SUCCESS);
+        CHECK_RC(opf_initialized(&flag), OPF_SUCCESS);
+        CHECK(flag == 1, "cycle %d: not initialised", cycle);
+        CHECK(opf_component_count() == 2, "cycle %d: %d components", cycle, opf_component_count());
+        CHECK(find_component("alpha", &info) >= 0 && info.available, "cycle %d: alpha not available", cycle);
+        CHECK(find_component("beta", &info) >= 0 && info.available, "cycle %d: beta not available", cycle);
+        CHECK(opf_failed_count() == 0, "cycle %d: %d failed files", cycle, opf_failed_count());
+        CHECK(mapped("opf_op_alpha.so") != 0, "cycle %d: opf_op_alpha.so is not mapped", cycle);
+        /* A fresh load: the counters start from zero again. */
+        CHECK(calls("alpha") == 0 && calls("beta") == 0, "cycle %d: counters alpha %lld, beta %lld at init", cycle,
+              calls("alpha"), calls("beta"));
+        EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+        EXPECT_SLOT(PROD, I32, "beta", "beta");
+        expect_run(2, 64, "alpha", ab);
+        expect_run(3, 64, "alpha", ab);
+        CHECK(calls("alpha") == 2, "cycle %d: alpha counted %lld calls", cycle, calls("alpha"));
+
+        /* Handles of the previous cycle are invalid; new ones work. */
+        int32_t a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[8] = {0};
+        if (cycle > 0) {
+            CHECK_RC(opf_reduce_local(a, b, 1, old_type, OPF_SUM), OPF_ERR_TYPE);
+            CHECK_RC(opf_reduce_local(a, b, 1, OPF_INT, old_op), OPF_ERR_OP);
+            CHECK(b[0] == 0, "cycle %d: a stale handle wrote the buffer", cycle);
+        }
+        opf_datatype_t quad;
+        opf_op_t op;
+        CHECK_RC(opf_type_contiguous(4, OPF_INT, &quad), OPF_SUCCESS);
+        CHECK_RC(opf_type_commit(&quad), OPF_SUCCESS);
+        const long long a0 = calls("alpha");
+        CHECK_RC(opf_reduce_local(a, b, 2, quad, OPF_SUM), OPF_SUCCESS);
+        CHECK(b[0] == 1 && b[7] == 8, "cycle %d: SUM on a contiguous type: wrong result", cycle);
+        CHECK(calls("alpha") == a0 + 1, "cycle %d: SUM on a contiguous INT type did not run alpha", cycle);
+        CHECK_RC(opf_op_create(add_one, 1, &op), OPF_SUCCESS);
+        CHECK_RC(opf_reduce_local(a, b, 8, OPF_INT, op), OPF_SUCCESS);
+        CHECK(b[0] == 3 && b[7] == 17, "cycle %d: user op: wrong result", cycle);
+        old_type = quad;   /* left for opf_finalize to invalidate */
+        old_op = op;
+
+        CHECK_RC(opf_finalize(), OPF_SUCCESS);
+        CHECK_RC(opf_initialized(&flag), OPF_SUCCESS);
+        CHECK(flag == 0, "cycle %d: still initialised after opf_finalize", cycle);
+        const int m = mapped("opf_op_alpha.so");
+        CHECK(m <= 0, "cycle %d: opf_op_alpha.so is still mapped after opf_finalize", cycle);
+        if (m < 0 && cycle == 0) printf("component_system: no /proc/self/maps; unmapping not checked\n");
+        /* The component's parameters went with it. */
+        char buf[32];
+        CHECK(opf_param_get("op_alpha_calls", buf, (int)sizeof buf) == OPF_ERR_ARG,
+              "cycle %d: op_alpha_calls still known after opf_finalize", cycle);
+    }
+    /* Lazy init after the last cycle: the first reduction loads them again. */
+    CHECK(sum_int(2, 3) == 0, "lazy init: wrong result");
+    CHECK(calls("alpha") == 1 && calls("beta") == 0, "lazy init: alpha counted %lld, beta %lld", calls("alpha"),
+          calls("beta"));
+    CHECK_RC(opf_finalize(), OPF_SUCCESS);
+}
+
+/* ---- 8. the example component built out of tree ---------------------------------- */
+
+static void test_example(void)
+{
+    const char *dir = dir_of("OPF_TEST_DIR_EXAMPLE");
+    opf_component_info_t info;
+    reset_params();
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    CHECK(find_component("example", &info) >= 0 && info.available, "example: not available");
+    EXPECT_SLOT(SUM, I32, "example", "example");
+    EXPECT_SLOT(OPF_OPID_BXOR, I64, "example", "base");
+    expect_run(2, 16, "example", (const char *const[]){"example", NULL});
+    expect_run(3, 16, "example", (const char *const[]){"example", NULL});
+    CHECK(calls("example") == 2, "op_example_calls is %lld, expected 2", calls("example"));
+    opf_finalize();
+}
+
+/* ---- main ---------------------------------------------------------------------------- */
+
+static void clear_environment(void)
+{
+    char names[64][128];
+    int n = 0;
+    for (char **e = environ; *e && n < 64; ++e)
+        if (strncmp(*e, "OPF_MCA_", 8) == 0) {
+            const size_t len = strcspn(*e, "=");
+            snprintf(names[n++], sizeof names[0], "%.*s", (int)len, *e);
+        }
+    for (int i = 0; i < n; ++i) unsetenv(names[i]);
+    setenv("OPF_MCA_PARAM_FILE_USER", "", 1);
+    setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+        int in_all;
+    } sections[] = {
+        {"lists", test_lists, 1},       {"priorities", test_priorities, 1}, {"pins", test_pins, 1},
+        {"selftest", test_selftest, 1}, {"tiers", test_tiers, 1},           {"broken", test_broken, 1},
+        {"cycles", test_cycles, 1},     {"example", test_example, 0},
+    };
+    const int n_sections = (int)(sizeof sections / sizeof sections[0]);
+    clear_environment();
+    const int fd = mkstemp(capture_path);
+    if (fd < 0) {
+        perror("mkstemp");
+        return 2;
+    }
+    close(fd);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *name = "component_system";
+    for (int a = argc > 1 ? 1 : 0; a < (argc > 1 ? argc : 1); ++a) {
+        const char *want = argc > 1 ? argv[a] : "all";
+        int found = 0;
+        for (int s = 0; s < n_sections; ++s)
+            if (strcmp(want, sections[s].name) == 0 || (strcmp(want, "all") == 0 && sections[s].in_all)) {
+                const int before = check_failures_;
+                sections[s].run();
+                printf("component_system: %s: %s\n", sections[s].name, check_failures_ == before ? "ok" : "FAILED");
+                found = 1;
+            }
+        if (!found) {
+            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|all]...\n");
+            unlink(capture_path);
+            return 2;
+        }
+    }
+    opf_finalize();
+    unlink(capture_path);
+    return check_summary(name);
+}

@@ -1,0 +1,40 @@
+/* alpha: a test component (see tc_common.h). Priority op_alpha_priority
+ * (default 50, equal to beta's, so that ties are broken by name: alpha wins).
+ * Offers, overlapping beta's on purpose:
+ *   SUM INT32  2- and 3-buffer      (beta offers both too)
+ *   SUM INT64  2-buffer only        (beta offers only the 3-buffer kernel)
+ *   MAX INT32  2- and 3-buffer      (beta offers only the 2-buffer kernel)
+ */
+#include "tc_common.h"
+
+static int register_params(void) { return tc_register("op_alpha_priority", "50", "op_alpha_calls"); }
+
+static int op_query(int op_id, opf_module_t *module)
+{
+    module->priority = (int)tc_priority;
+    module->memory_kind = OPF_MEM_HOST;
+    switch (op_id) {
+    case OPF_OPID_SUM:
+        module->fn2[OPF_KT_INT32] = tc_sum_i32_2;
+        module->fn3[OPF_KT_INT32] = tc_sum_i32_3;
+        module->fn2[OPF_KT_INT64] = tc_sum_i64_2;
+        return 0;
+    case OPF_OPID_MAX:
+        module->fn2[OPF_KT_INT32] = tc_max_i32_2;
+        module->fn3[OPF_KT_INT32] = tc_max_i32_3;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+OPF_COMPONENT_DECLARE(alpha) = {
+    .abi_version = OPF_COMPONENT_ABI_VERSION,
+    .framework = OPF_FRAMEWORK_NAME,
+    .name = "alpha",
+    .version = {1, 0, 0},
+    .description = "test component alpha",
+    .register_params = register_params,
+    .init_query = tc_init_query_ok,
+    .op_query = op_query,
+};

@@ -1,0 +1,37 @@
+/* tier: a test component whose module serves only large counts. SUM INT32
+ * (2- and 3-buffer), exact, for counts >= op_tier_min_count (default 1000),
+ * priority op_tier_priority (default 90, above alpha and beta). */
+#include "tc_common.h"
+
+static int64_t min_count;
+
+static int register_params(void)
+{
+    const opf_param_spec_t spec = {"op_tier_min_count", OPF_PARAM_INT, "1000",
+                                   "Smallest count the tier component serves", 3, OPF_PARAM_SETTABLE, NULL, NULL,
+                                   &min_count};
+    if (opf_param_register(&spec) != OPF_SUCCESS) return -1;
+    return tc_register("op_tier_priority", "90", "op_tier_calls");
+}
+
+static int op_query(int op_id, opf_module_t *module)
+{
+    if (op_id != OPF_OPID_SUM) return 1;
+    module->priority = (int)tc_priority;
+    module->memory_kind = OPF_MEM_HOST;
+    module->min_count = min_count;
+    module->fn2[OPF_KT_INT32] = tc_sum_i32_2;
+    module->fn3[OPF_KT_INT32] = tc_sum_i32_3;
+    return 0;
+}
+
+OPF_COMPONENT_DECLARE(tier) = {
+    .abi_version = OPF_COMPONENT_ABI_VERSION,
+    .framework = OPF_FRAMEWORK_NAME,
+    .name = "tier",
+    .version = {1, 0, 0},
+    .description = "test component serving SUM INT32 for large counts only",
+    .register_params = register_params,
+    .init_query = tc_init_query_ok,
+    .op_query = op_query,
+};

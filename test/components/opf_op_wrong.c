@@ -1,0 +1,52 @@
+/* wrong: a test component with a deliberately broken kernel. SUM INT32 (2- and
+ * 3-buffer) adds one to element 3; BAND INT32 is exact. Priority
+ * op_wrong_priority (default 99, above every other test component), so it
+ * wins SUM INT32 unless op_base_selftest drops the broken kernels. */
+#include "tc_common.h"
+
+static void sum_i32_off_2(const void *in, void *inout, opf_count_t n)
+{
+    const uint32_t *a = in;
+    uint32_t *b = inout;
+    for (opf_count_t i = 0; i < n; ++i) b[i] = a[i] + b[i] + (i == 3);
+    TC_COUNT();
+}
+
+static void sum_i32_off_3(const void *in1, const void *in2, void *out, opf_count_t n)
+{
+    const uint32_t *a = in1, *b = in2;
+    uint32_t *o = out;
+    for (opf_count_t i = 0; i < n; ++i) o[i] = a[i] + b[i] + (i == 3);
+    TC_COUNT();
+}
+
+static int register_params(void) { return tc_register("op_wrong_priority", "99", "op_wrong_calls"); }
+
+static int op_query(int op_id, opf_module_t *module)
+{
+    module->priority = (int)tc_priority;
+    module->memory_kind = OPF_MEM_HOST;
+    switch (op_id) {
+    case OPF_OPID_SUM:
+        module->fn2[OPF_KT_INT32] = sum_i32_off_2;
+        module->fn3[OPF_KT_INT32] = sum_i32_off_3;
+        return 0;
+    case OPF_OPID_BAND:
+        module->fn2[OPF_KT_INT32] = tc_band_i32_2;
+        module->fn3[OPF_KT_INT32] = tc_band_i32_3;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+OPF_COMPONENT_DECLARE(wrong) = {
+    .abi_version = OPF_COMPONENT_ABI_VERSION,
+    .framework = OPF_FRAMEWORK_NAME,
+    .name = "wrong",
+    .version = {0, 0, 1},
+    .description = "test component with a broken SUM INT32 kernel (element 3 off by one)",
+    .register_params = register_params,
+    .init_query = tc_init_query_ok,
+    .op_query = op_query,
+};
