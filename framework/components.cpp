@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -547,7 +548,12 @@ std::string explain_slot(int op, int mem, int kt, int nbuf)
             out += ": not the pinned provider (" + pin + ")";
         else if (winner && name == winner) out += ": SELECTED" + std::string(name == pin ? " (pinned by op_base_pin)" : "");
         else if (c->min_count) out += ": serves large counts (tiered)";
-        else out += ": outranked";
+        else {
+            int winner_priority = INT_MIN;
+            for (const SlotCandidate *w : all)
+                if (winner && repo.components[w->component].name == winner) winner_priority = w->priority;
+            out += c->priority == winner_priority ? ": outranked (tie on priority, broken by name)" : ": outranked";
+        }
     }
     const bool base_wins = winner && std::strcmp(winner, "base") == 0;
     out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
