@@ -44,6 +44,8 @@ struct Repository {
     // Storage of the size-tiered offers the table's slots point into.
     std::vector<Offer<opf_kernel2_fn>> larger2[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
     std::vector<Offer<opf_kernel3_fn>> larger3[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    std::vector<Offer<opf_stream_kernel2_fn>> larger_s2[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    std::vector<Offer<opf_stream_kernel3_fn>> larger_s3[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
     std::map<std::pair<int, int>, std::string> pins;   // (op, kernel type) -> provider
     bool ltdl_up = false;
 };
@@ -389,15 +391,17 @@ bool preferred(const SlotCandidate &a, const SlotCandidate &b, const std::string
     return repo.components[a.component].name < repo.components[b.component].name;
 }
 
-// The candidates usable for one half of a slot, best first.
-std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, int nbuf)
+// The candidates offering kernel `fn` for a slot (and not dropped by the
+// self-test), best first.
+template <class Fn>
+std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, Fn *SlotCandidate::*fn, bool SlotCandidate::*failed)
 {
     const auto pin_it = repo.pins.find({op, kt});
     const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
     std::vector<const SlotCandidate *> list;
     if (pin == "base") return list;   // pinned to the base: no component serves it
     for (const SlotCandidate &c : repo.candidates[op][mem][kt])
-        if (nbuf == 2 ? c.fn2 && !c.selftest_failed2 : c.fn3 && !c.selftest_failed3) list.push_back(&c);
+        if (c.*fn && !(c.*failed)) list.push_back(&c);
     // The pinned provider ranks first; if it offers nothing here, normal
     // selection decides.
     std::sort(list.begin(), list.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
@@ -440,8 +444,15 @@ void select_all()
                 if (!base::kernels(op, kt).fn2) continue;   // not a slot
                 const base::SlotKernels host_base = mem == OPF_MEM_HOST ? base::kernels(op, kt) : base::SlotKernels{};
                 Slot &s = op_table[op][mem][kt];
-                install(s.two, repo.larger2[op][mem][kt], ranked(op, mem, kt, 2), host_base.fn2, &SlotCandidate::fn2);
-                install(s.three, repo.larger3[op][mem][kt], ranked(op, mem, kt, 3), host_base.fn3, &SlotCandidate::fn3);
+                using C = SlotCandidate;
+                install(s.two, repo.larger2[op][mem][kt], ranked(op, mem, kt, &C::fn2, &C::selftest_failed2),
+                        host_base.fn2, &C::fn2);
+                install(s.three, repo.larger3[op][mem][kt], ranked(op, mem, kt, &C::fn3, &C::selftest_failed3),
+                        host_base.fn3, &C::fn3);
+                install(s.stream2, repo.larger_s2[op][mem][kt], ranked(op, mem, kt, &C::stream_fn2, &C::never_failed),
+                        static_cast<opf_stream_kernel2_fn *>(nullptr), &C::stream_fn2);
+                install(s.stream3, repo.larger_s3[op][mem][kt], ranked(op, mem, kt, &C::stream_fn3, &C::never_failed),
+                        static_cast<opf_stream_kernel3_fn *>(nullptr), &C::stream_fn3);
                 if (params.verbose >= 5 && !repo.candidates[op][mem][kt].empty())
                     for (int nbuf : {2, 3}) verbose(5, "%s", explain_slot(op, mem, kt, nbuf).c_str());
             }
@@ -463,14 +474,15 @@ void query_modules()
                 continue;
             }
             for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-                if (!mod.fn2[kt] && !mod.fn3[kt]) continue;
+                if (!mod.fn2[kt] && !mod.fn3[kt] && !mod.stream_fn2[kt] && !mod.stream_fn3[kt]) continue;
                 if (!base::kernels(op, kt).fn2) {
                     verbose(1, "component %s offers %s on %s, which is not a slot; ignored", c.name.c_str(),
                             base::op_name(op), base::kernel_type_name(kt));
                     continue;
                 }
                 repo.candidates[op][mod.memory_kind][kt].push_back(
-                    {int(ci), m.get(), mod.priority, mod.min_count, mod.fn2[kt], mod.fn3[kt]});
+                    {int(ci), m.get(), mod.priority, mod.min_count, mod.fn2[kt], mod.fn3[kt], mod.stream_fn2[kt],
+                     mod.stream_fn3[kt]});
             }
             repo.modules.push_back(std::move(m));
         }

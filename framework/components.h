@@ -41,7 +41,10 @@ struct SlotCandidate {
     opf_count_t min_count;
     opf_kernel2_fn *fn2;
     opf_kernel3_fn *fn3;
+    opf_stream_kernel2_fn *stream_fn2;
+    opf_stream_kernel3_fn *stream_fn3;
     bool selftest_failed2 = false, selftest_failed3 = false;
+    bool never_failed = false;   // stream kernels are not self-tested (device memory)
 };
 
 const std::vector<ComponentRecord> &components();

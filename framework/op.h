@@ -40,6 +40,9 @@ template <class Fn> struct SlotHalf {
 struct Slot {
     SlotHalf<opf_kernel2_fn> two;
     SlotHalf<opf_kernel3_fn> three;
+    // Kernels enqueued on a caller's stream / queue (device memory kinds).
+    SlotHalf<opf_stream_kernel2_fn> stream2;
+    SlotHalf<opf_stream_kernel3_fn> stream3;
 };
 
 // The mixed table: for each predefined op, memory kind and kernel type.

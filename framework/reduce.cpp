@@ -54,16 +54,22 @@ struct Call {
 
 const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
 
-// The memory kind a call runs on: host, unless a device component claims the
-// output buffer. Operands of different kinds are not supported (yet).
-[[gnu::cold]] int device_memory_kind(const char *function, opf_op_t op, opf_datatype_t datatype, const void *out,
-                                     std::initializer_list<const void *> inputs, int &mem)
+// The memory kind a call runs on: host, unless a device component claims one
+// of the buffers. Then the call runs on that device's kernels, which stage
+// any host operand (the rule each device component documents); buffers of
+// two different device kinds are refused.
+[[gnu::cold]] int device_memory_kind(const char *function, opf_op_t op, opf_datatype_t datatype,
+                                     std::initializer_list<const void *> buffers, int &mem)
 {
-    mem = memory_kind_of(out);
-    for (const void *p : inputs)
-        if (memory_kind_of(p) != mem)
+    mem = OPF_MEM_HOST;
+    for (const void *p : buffers) {
+        const int kind = memory_kind_of(p);
+        if (kind == OPF_MEM_HOST || kind == mem) continue;
+        if (mem != OPF_MEM_HOST)
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
-                             "the buffers live in different kinds of memory (host and device)");
+                             "the buffers live in two different kinds of device memory");
+        mem = kind;
+    }
     return OPF_SUCCESS;
 }
 
@@ -180,7 +186,7 @@ OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t coun
     auto inout = static_cast<Bytes *>(inoutbuf);
     int mem = OPF_MEM_HOST;
     if (have_memory_kind_components) [[unlikely]] {
-        if (int rc = device_memory_kind("opf_reduce_local", op, datatype, inout, {inbuf}, mem)) return rc;
+        if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
         if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)))
             return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
                                       "user ops run on host memory only")
@@ -207,7 +213,7 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
     auto o = static_cast<Bytes *>(out);
     int mem = OPF_MEM_HOST;
     if (have_memory_kind_components) [[unlikely]] {
-        if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, out, {in1, in2}, mem)) return rc;
+        if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
         if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)))
             return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
                                       "user ops run on host memory only")
@@ -217,4 +223,62 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
         return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
     apply3(c.op_id, a, b, o, count, *c.type, mem);
     return OPF_SUCCESS;
+}
+
+// ---- stream reductions (device.h) ------------------------------------------
+
+namespace opf {
+namespace {
+
+// Checks shared by both stream calls; on success `n` is the element count.
+int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                      int memory_kind, std::initializer_list<const void *> buffers, Call &c, opf_count_t &n)
+{
+    if (int rc = check_call(function, op, datatype, count, c)) return rc;
+    if (c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "user ops cannot be enqueued on a stream");
+    if (memory_kind <= OPF_MEM_HOST || memory_kind >= OPF_MEM_KIND_COUNT)
+        return fail_call(OPF_ERR_ARG, function, op, datatype, "memory kind %d is not a device kind", memory_kind);
+    if (!c.type->dense)
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "stream reductions need a contiguous datatype");
+    n = count * c.type->basic_per_item;
+    if (n == 0) return OPF_SUCCESS;
+    for (const void *p : buffers)
+        if (!p) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "a buffer is NULL with count %lld",
+                                 (long long)count);
+    return OPF_SUCCESS;
+}
+
+[[gnu::cold]] int no_stream_kernel(const char *function, opf_op_t op, opf_datatype_t datatype, int memory_kind)
+{
+    return fail_call(OPF_ERR_OP, function, op, datatype,
+                     "no component offers a stream kernel for this slot on memory kind %d", memory_kind);
+}
+
+} // namespace
+} // namespace opf
+
+OPF_API int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                                    opf_op_t op, int memory_kind, void *stream)
+{
+    Call c{};
+    opf_count_t n = 0;
+    if (int rc = check_stream_call("opf_reduce_local_stream", op, datatype, count, memory_kind, {inbuf, inoutbuf}, c, n))
+        return rc;
+    if (n == 0) return OPF_SUCCESS;
+    opf_stream_kernel2_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream2.pick(n);
+    if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
+    return fn(inbuf, inoutbuf, n, stream);
+}
+
+OPF_API int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
+                                     opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream)
+{
+    Call c{};
+    opf_count_t n = 0;
+    if (int rc = check_stream_call("opf_reduce_local3_stream", op, datatype, count, memory_kind, {in1, in2, out}, c, n))
+        return rc;
+    if (n == 0) return OPF_SUCCESS;
+    opf_stream_kernel3_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream3.pick(n);
+    if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
+    return fn(in1, in2, out, n, stream);
 }

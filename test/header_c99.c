@@ -3,6 +3,7 @@
 #include <opframe/opframe.h>
 #include <opframe/component.h>
 #include <opframe/introspect.h>
+#include <opframe/device.h>
 #include <stdio.h>
 
 static const opf_op_t ops[] = { OPF_SUM, OPF_MAXLOC, OPF_OP_NULL };

@@ -2,6 +2,7 @@
 #include <opframe/opframe.h>
 #include <opframe/component.h>
 #include <opframe/introspect.h>
+#include <opframe/device.h>
 
 extern "C" int header_cxx_check(void)
 {
