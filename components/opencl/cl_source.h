@@ -1,0 +1,56 @@
+// cl_source.h — generates the OpenCL C of the reductions: one template per
+// op (its body per type category), instantiated for each kernel type the
+// device computes exactly. Semantics are base/semantics.h's, rule for rule.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <opframe/component.h>
+
+namespace opfcl {
+
+// What a kernel type needs from the device to be computed exactly.
+enum Need : unsigned {
+    kNeedInt64 = 1u << 0,     // 64-bit integers (FULL_PROFILE, or cles_khr_int64)
+    kNeedFp32 = 1u << 1,      // float: round to nearest, inf and NaN
+    kNeedDenorm32 = 1u << 2,  // float denormals (CL_FP_DENORM in CL_DEVICE_SINGLE_FP_CONFIG)
+    kNeedFp64 = 1u << 3,      // double: cl_khr_fp64, round to nearest, inf and NaN
+    kNeedDenorm64 = 1u << 4,  // double denormals
+};
+
+enum class Cat { None, Int, Real, Half, BFloat16, Complex, Pair };
+
+struct TypeInfo {
+    Cat cat = Cat::None;      // None: no kernel on a device (long double, float128, int128)
+    const char *cl = "";      // storage type in OpenCL C
+    const char *arith = "";   // Int: the unsigned type it wraps in; Real: itself;
+                              // Half/BFloat16: float; Complex: the part; Pair: the value type
+    const char *index = "";   // Pair: the index type
+    int extent = 0, align = 1;
+    unsigned needs = 0;
+};
+
+const TypeInfo &type_info(int kernel_type);
+
+// Is (op, kernel type) a slot the OpenCL kernels define (by the same rules as
+// the base)? REPLACE and NO_OP are copies: every kernel type.
+bool op_defined(int op_id, int kernel_type);
+// Ops done by copies (clEnqueueCopyBuffer / SVM memcpy), not kernels.
+inline bool is_copy_op(int op_id) { return op_id == OPF_OPID_REPLACE || op_id == OPF_OPID_NO_OP; }
+
+// The device features a program may use (kNeed* bits that hold).
+struct Features {
+    unsigned have = 0;
+};
+
+// OpenCL C source of one op for the given kernel types (each must be
+// op_defined and satisfied by `f`): kernels "opf2_<TYPE>" (in, inout) and
+// "opf3_<TYPE>" (in1, in2, out). Arguments: (buffer, byte offset) per
+// operand, then the element count (ulong).
+std::string program_source(int op_id, const std::vector<int> &kernel_types, const Features &f);
+
+// Kernel names of a slot.
+std::string kernel_name(int kernel_type, int nbuf);
+
+} // namespace opfcl
