@@ -1,9 +1,10 @@
 /*
  * device.h — reductions enqueued on a device stream or queue.
  *
- * opf_reduce_local / opf_reduce_local3 already run on a device when a device
- * component (cuda, opencl) claims the buffers; they return once the result is
- * in place. The calls here instead enqueue the reduction on the caller's
+ * opf_reduce_local / opf_reduce_local3 run on a device when a device
+ * component claims the pointers through its memory_kind hook (cuda does;
+ * opencl cannot recognise its buffers from a pointer: use opencl.h); they
+ * return once the result is in place. The calls here instead enqueue the reduction on the caller's
  * stream (a cudaStream_t, a cl_command_queue, ... passed as void *) and return
  * at once. `memory_kind` is an OPF_MEM_* value of component.h. The datatype
  * must be contiguous (a predefined type, or a derived one without holes), and
