@@ -1,0 +1,411 @@
+// simd.h — the kernels of the CPU SIMD components (avx2, avx512), written
+// once and compiled once per ISA (opf_op_avx2.cpp, opf_op_avx512.cpp).
+//
+// Why GCC vector extensions, with intrinsics only at the edges
+// --------------------------------------------------------------
+// The arithmetic is written with GCC vector extensions
+// (`T __attribute__((vector_size(B)))`): `a + b`, `a > b ? a : b`, `x & m`,
+// `__builtin_shuffle`. One template then covers every lane type (8..64-bit
+// integers, float, double, _Float16) at every register width, and the
+// compiler picks the instructions of the ISA flags in force: vpmaxsb,
+// vpmullq, or the AVX2 emulations of 64-bit products and 64-bit unsigned
+// compares, which would otherwise be hand-written per type and per ISA.
+// Every rule of base/semantics.h thus gets exactly one SIMD definition
+// (rules below), shared by both components. The alternatives: intrinsics
+// throughout name the type and the width in every call (_mm256_max_epu16,
+// _mm512_max_epu16, ...), so the (op x type x ISA) matrix would be written
+// out by hand or by macros; compiling the base's scalar functors with wider
+// -m flags leaves exactly the slots worth having scalar (the compiler does
+// not vectorize NaN-and-zero-aware MAX, float16 conversion, MAXLOC). The
+// price: GCC 12 or later (also for _Float16 and the avx512fp16 target).
+// Intrinsics appear only where a specific instruction is the point and no
+// operator expresses it: masked head / tail loads and stores, the float16
+// conversions (F16C / AVX-512F vcvtph2ps, vcvtps2ph) and AVX512-BF16's
+// vcvtne2ps2bf16 with its vfpclassps guard. Those live in the ISA files
+// (opf_op_<isa>.cpp).
+//
+// Bit-exactness with the base (base/semantics.h is the definition):
+//   * integer arithmetic is done in unsigned lanes: wrapping, never
+//     saturating, never undefined behaviour;
+//   * floating-point MAX/MIN: x86 maxps/minps return their second operand
+//     on NaN and on a pair of zeros, so both operand orders are combined
+//     (see RMax / RMin) to propagate NaN and order -0 < +0;
+//   * no fused multiply-add: the sources build with -ffp-contract=off and
+//     without -mfma, and no fma intrinsic is called;
+//   * float16 and bfloat16 are computed in float and rounded once, to
+//     nearest even: vcvtps2ph with imm 0 for float16 (checked against
+//     base::to_half on all 2^32 floats), integer rounding identical to
+//     base::to_bfloat16 for bfloat16. AVX512-BF16's vcvtne2ps2bf16 takes
+//     denormal inputs for zeros (16,711,678 of the 2^32 floats differ, all
+//     denormals), so the avx512 component uses it only on registers it has
+//     checked to hold no denormal; AVX512-FP16 arithmetic gives the same
+//     float16 results (opf_op_avx512.cpp says why);
+//   * heads and tails are computed by the same rule under masked loads and
+//     stores (AVX-512: byte masks; AVX2: dword masks), and the last 1..3
+//     bytes of 1- and 2-byte elements on AVX2 by the base's scalar functor
+//     (driver.inc).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include <opframe/component.h>
+#include "base/semantics.h"
+#include "base/type_list.h"
+
+namespace opf::simd {
+
+namespace base = ::opf::base;
+
+// ---- vectors -----------------------------------------------------------------
+// (through a struct: GCC drops the attribute of a dependent alias template)
+template <class T, std::size_t B> struct VecOf { typedef T type __attribute__((vector_size(B))); };
+template <class T, std::size_t B> using Vec = typename VecOf<T, B>::type;
+
+template <class V> using lane_t = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
+template <class V> inline constexpr std::size_t lane_count = sizeof(V) / sizeof(lane_t<V>);
+
+template <std::size_t N> struct IntOfSize;
+template <> struct IntOfSize<1> { using s = int8_t; using u = uint8_t; };
+template <> struct IntOfSize<2> { using s = int16_t; using u = uint16_t; };
+template <> struct IntOfSize<4> { using s = int32_t; using u = uint32_t; };
+template <> struct IntOfSize<8> { using s = int64_t; using u = uint64_t; };
+template <class T> using SIntOf = typename IntOfSize<sizeof(T)>::s;
+template <class T> using UIntOf = typename IntOfSize<sizeof(T)>::u;
+
+// What a comparison of two V gives: signed lanes of the same width, all ones or zero.
+template <class V> using Mask = Vec<SIntOf<lane_t<V>>, sizeof(V)>;
+template <class V> using UVec = Vec<UIntOf<lane_t<V>>, sizeof(V)>;
+
+template <class T> inline constexpr bool is_float_lane =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, _Float16>;
+
+// Reinterprets the bits of a vector (same size).
+template <class To, class From> [[gnu::always_inline]] inline To as(From v)
+{
+    static_assert(sizeof(To) == sizeof(From));
+    return (To)v;
+}
+
+template <class V> [[gnu::always_inline]] inline V loadu(const unsigned char *p)
+{
+    V v;
+    __builtin_memcpy(&v, p, sizeof v);
+    return v;
+}
+template <class V> [[gnu::always_inline]] inline void storeu(unsigned char *p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+
+// Lane-index constants for __builtin_shuffle, generated per width.
+template <class M, class F, std::size_t... K> constexpr M make_index(F f, std::index_sequence<K...>)
+{
+    return M{lane_t<M>(f(K))...};
+}
+template <class M, class F> constexpr M index_vector(F f)
+{
+    return make_index<M>(f, std::make_index_sequence<lane_count<M>>{});
+}
+// {0,0,2,2,..}: each even lane copied over its odd neighbour
+template <class M> inline constexpr M dup_even = index_vector<M>([](std::size_t k) { return k & ~std::size_t(1); });
+// {1,1,3,3,..}
+template <class M> inline constexpr M dup_odd = index_vector<M>([](std::size_t k) { return k | 1; });
+// {1,0,3,2,..}
+template <class M> inline constexpr M swap_pairs = index_vector<M>([](std::size_t k) { return k ^ 1; });
+// two-operand shuffle: even lanes from the first vector, odd lanes from the second
+template <class M> inline constexpr M even_odd =
+    index_vector<M>([](std::size_t k) { return k & 1 ? k + lane_count<M> : k; });
+
+// ---- the rules: one SIMD definition per op of base/semantics.h ---------------
+// Each takes two vectors of the semantic lane type (signed integers where
+// signedness matters, float, double, _Float16) and gives the lane-wise
+// `left op right`, left = in, right = inout.
+
+// MAX: integers plain; floating point with NaN propagation and +0 > -0.
+// x86 max(x, y) is `x > y ? x : y`: y when either is NaN or both are zeros.
+// Taken both ways and AND-ed it is the maximum, with max(-0, +0) = +0 (the
+// AND of the two zeros); lanes with a NaN operand are then set to all ones,
+// which is a NaN.
+struct RMax {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b)
+    {
+        if constexpr (is_float_lane<lane_t<V>>) {
+            using M = Mask<V>;
+            const V ab = a > b ? a : b, ba = b > a ? b : a;
+            return as<V>((as<M>(ab) & as<M>(ba)) | (a != a) | (b != b));
+        } else {
+            return a > b ? a : b;
+        }
+    }
+};
+
+// MIN: x86 min(x, y) = `x < y ? x : y`. The OR of both orders is the minimum
+// with min(-0, +0) = -0, and keeps a NaN a NaN (its exponent stays all ones
+// and its mantissa non-zero), whichever operand it came from.
+struct RMin {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b)
+    {
+        if constexpr (is_float_lane<lane_t<V>>) {
+            using M = Mask<V>;
+            return as<V>(as<M>(a < b ? a : b) | as<M>(b < a ? b : a));
+        } else {
+            return a < b ? a : b;
+        }
+    }
+};
+
+// SUM / PROD: wrapping on integers (unsigned lanes), IEEE on floating point.
+struct RSum {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b)
+    {
+        if constexpr (is_float_lane<lane_t<V>>) return a + b;
+        else return as<V>(as<UVec<V>>(a) + as<UVec<V>>(b));
+    }
+};
+struct RProd {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b)
+    {
+        if constexpr (is_float_lane<lane_t<V>>) {
+            return a * b;
+        } else if constexpr (sizeof(lane_t<V>) == 1) {
+            // No 8-bit multiply on x86: two 16-bit multiplies whose low
+            // bytes are the even and the high bytes the odd products (faster
+            // than the compiler's widen / multiply / narrow).
+            using W = Vec<uint16_t, sizeof(V)>;
+            const W x = as<W>(a), y = as<W>(b);
+            const W even = x * y, odd = (x >> 8) * (y & 0xff00u);
+            return as<V>((even & 0x00ffu) | odd);
+        } else {
+            return as<V>(as<UVec<V>>(a) * as<UVec<V>>(b));
+        }
+    }
+};
+
+// Logical ops: non-zero is true; the comparisons give -1 / 0, `& 1` makes it 1 / 0.
+struct RLand {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return as<V>(((a != 0) & (b != 0)) & 1); }
+};
+struct RLor {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return as<V>(((a != 0) | (b != 0)) & 1); }
+};
+struct RLxor {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return as<V>(((a != 0) ^ (b != 0)) & 1); }
+};
+struct RBand {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return a & b; }
+};
+struct RBor {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return a | b; }
+};
+struct RBxor {
+    template <class V> [[gnu::always_inline]] static V apply(V a, V b) { return a ^ b; }
+};
+
+// The SIMD rule of each base functor (void: none here; REPLACE and NO_OP
+// are memcpy / nothing, which the base does as well as anyone).
+template <class Op> struct RuleOf { using type = void; };
+template <> struct RuleOf<base::OpMax> { using type = RMax; };
+template <> struct RuleOf<base::OpMin> { using type = RMin; };
+template <> struct RuleOf<base::OpSum> { using type = RSum; };
+template <> struct RuleOf<base::OpProd> { using type = RProd; };
+template <> struct RuleOf<base::OpLand> { using type = RLand; };
+template <> struct RuleOf<base::OpLor> { using type = RLor; };
+template <> struct RuleOf<base::OpLxor> { using type = RLxor; };
+template <> struct RuleOf<base::OpBand> { using type = RBand; };
+template <> struct RuleOf<base::OpBor> { using type = RBor; };
+template <> struct RuleOf<base::OpBxor> { using type = RBxor; };
+template <class Op> using rule_of = typename RuleOf<Op>::type;
+
+// ---- families: how one register of a kernel type's storage is computed ----------
+// A family F provides
+//   BaseOp, BaseT          the base functor and kernel type it implements
+//                          (the scalar definition, used for AVX2 tails);
+//   Reg<R>                 the register type of R bytes the driver loads;
+//   compute<Isa>(a, b)     one register of results, a = in, b = inout.
+// A register always starts at an element boundary and holds whole elements,
+// so lanes keep their roles (re / im, value / index). Reg<R> is one register
+// of R bytes, or half of one where the family widens it (float16).
+
+// Plain lanes: integers, float, double; complex SUM (lane-wise on re and im).
+template <class Rule, class Lane, class Op, class T = Lane> struct Lanes {
+    using BaseOp = Op;
+    using BaseT = T;
+    template <std::size_t R> using Reg = Vec<Lane, R>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b) { return Rule::apply(a, b); }
+};
+
+// Complex PROD on interleaved {re, im}: (ar*br - ai*bi, ar*bi + ai*br), each
+// product rounded, then one add or subtract, as the base writes it.
+template <class Real> struct ComplexProd {
+    using BaseOp = base::OpProd;
+    using BaseT = base::Complex<Real>;
+    template <std::size_t R> using Reg = Vec<Real, R>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using M = Mask<V>;
+        constexpr M sign_of_re = index_vector<M>([](std::size_t k) {
+            return k & 1 ? lane_t<M>(0) : std::numeric_limits<lane_t<M>>::min();
+        });
+        const V re_a = __builtin_shuffle(a, dup_even<M>), im_a = __builtin_shuffle(a, dup_odd<M>);
+        const V t1 = re_a * b;                                // ar*br, ar*bi
+        const V t2 = im_a * __builtin_shuffle(b, swap_pairs<M>);   // ai*bi, ai*br
+        // x - y is x + (-y) exactly (IEEE 754): subtract in the re lanes, add in the im lanes
+        return t1 + as<V>(as<M>(t2) ^ sign_of_re);
+    }
+};
+
+// float16 through float: widen (vcvtph2ps), the float rule, round once
+// (vcvtps2ph, nearest even), exactly base::in_float. Its register is half
+// a register of halves, which widens to a full register of floats
+// (Isa::widen_half / Isa::narrow_half): loads fold into vcvtph2ps and no
+// lane has to cross.
+template <class Rule> struct HalfViaFloat {
+    using BaseT = base::Half;
+    template <std::size_t R> using Reg = Vec<uint16_t, R / 2>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        return Isa::narrow_half(Rule::apply(Isa::widen_half(a), Isa::widen_half(b)));
+    }
+};
+
+// bfloat16 through float, with integer ops only (no lane crossing): seen as
+// 32-bit lanes, a register holds an even element in each low half and an odd
+// one in each high half. Widening is a shift or a mask; rounding is
+// base::to_bfloat16 lane by lane.
+template <class Rule> struct BFloat16ViaFloat {
+    using BaseT = base::BFloat16;
+    template <std::size_t R> using Reg = Vec<uint16_t, R>;
+    template <class V> using Floats = Vec<float, sizeof(V)>;
+
+    // The even and the odd elements of a register, as floats.
+    template <class V> [[gnu::always_inline]] static Floats<V> even(V x)
+    {
+        return as<Floats<V>>(as<Vec<uint32_t, sizeof(V)>>(x) << 16);
+    }
+    template <class V> [[gnu::always_inline]] static Floats<V> odd(V x)
+    {
+        return as<Floats<V>>(as<Vec<uint32_t, sizeof(V)>>(x) & 0xffff0000u);
+    }
+    // base::to_bfloat16 on 32-bit lanes; the bfloat16 is the high half of the result.
+    template <class U> [[gnu::always_inline]] static U round(U x)
+    {
+        using S = Vec<int32_t, sizeof(U)>;
+        const U nearest_even = x + 0x7fffu + ((x >> 16) & 1u);   // overflow reaches inf
+        const S nan = as<S>(x & 0x7fffffffu) > 0x7f800000;
+        return nan ? (x | 0x00400000u) : nearest_even;          // NaN: quiet, sign and top payload kept
+    }
+    // Even and odd float results, rounded, back into one register.
+    template <class V> [[gnu::always_inline]] static V narrow(Floats<V> e, Floats<V> o)
+    {
+        using U = Vec<uint32_t, sizeof(V)>;
+        return as<V>((round(as<U>(e)) >> 16) | (round(as<U>(o)) & 0xffff0000u));
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        return narrow<V>(Rule::apply(even(a), even(b)), Rule::apply(odd(a), odd(b)));
+    }
+};
+
+// MAXLOC / MINLOC on {value; index} pairs of 8 or 16 bytes, seen as lanes of
+// half the pair: the value in the even lane (a short in its low 16 bits),
+// the index in the odd lane (an int in the low 32 bits of a 64-bit lane).
+// base::OpLoc: the value follows MAX / MIN, NaN and zeros included; the index
+// comes with the winner, with a lone NaN, or is the smaller one on a tie
+// (equal values or two NaNs).
+template <bool IsMax, class Value, class Index> struct Loc {
+    using BaseOp = base::OpLoc<IsMax>;
+    using BaseT = base::Pair<Value, Index>;
+    static_assert(sizeof(BaseT) == 8 || sizeof(BaseT) == 16, "pairs of 8 or 16 bytes");
+    using Lane = typename IntOfSize<sizeof(BaseT) / 2>::u;
+    template <std::size_t R> using Reg = Vec<Lane, R>;
+
+    // The values, as lanes of the lane width (a short sign-extended).
+    template <class V> [[gnu::always_inline]] static auto values(V x)
+    {
+        if constexpr (sizeof(Value) == sizeof(Lane)) {
+            return as<Vec<Value, sizeof(V)>>(x);
+        } else {
+            static_assert(sizeof(Value) == 2 && sizeof(Lane) == 4);
+            using S = Vec<int32_t, sizeof(V)>;
+            return (as<S>(x) << 16) >> 16;
+        }
+    }
+    // b.index < a.index, all ones over each whole odd lane.
+    template <class V> [[gnu::always_inline]] static Mask<V> index_less(V a, V b)
+    {
+        if constexpr (sizeof(Index) == sizeof(Lane)) {
+            using I = Vec<Index, sizeof(V)>;
+            return as<Mask<V>>(as<I>(b) < as<I>(a));
+        } else {
+            static_assert(sizeof(Index) == 4 && sizeof(Lane) == 8);
+            using I = Vec<int32_t, sizeof(V)>;
+            const Mask<I> less = as<I>(b) < as<I>(a);   // meaningful in the low half of a lane
+            return as<Mask<V>>(__builtin_shuffle(less, dup_even<Mask<I>>));
+        }
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using M = Mask<V>;
+        const auto va = values(a), vb = values(b);
+        M a_first, b_first;
+        if constexpr (IsMax) {
+            a_first = as<M>(va > vb);
+            b_first = as<M>(vb > va);
+        } else {
+            a_first = as<M>(va < vb);
+            b_first = as<M>(vb < va);
+        }
+        if constexpr (is_float_lane<Value>) {   // a lone NaN wins
+            const M na = as<M>(va != va), nb = as<M>(vb != vb);
+            a_first |= na & ~nb;
+            b_first |= nb & ~na;
+        }
+        // decisions from the value lanes over to the index lanes
+        a_first = __builtin_shuffle(a_first, dup_even<M>);
+        b_first = __builtin_shuffle(b_first, dup_even<M>);
+        const M take_b = b_first | (index_less(a, b) & ~a_first);
+        const V index = take_b ? b : a;
+        V value;
+        if constexpr (IsMax) value = as<V>(RMax::apply(va, vb));
+        else value = as<V>(RMin::apply(va, vb));
+        return __builtin_shuffle(value, index, even_odd<M>);
+    }
+};
+
+// ---- which family serves (op, kernel type) ----------------------------------
+template <class T> inline constexpr bool is_lane_type =
+    (base::is_integer<T> && sizeof(T) <= 8) || std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+template <class F, class Op> struct WithOp : F { using BaseOp = Op; };
+
+template <class Op, class T> struct FamilyFor { using type = void; };
+
+template <class Op, class T>
+    requires(Op::template defined<T> && !std::is_void_v<rule_of<Op>> && is_lane_type<T>)
+struct FamilyFor<Op, T> { using type = Lanes<rule_of<Op>, T, Op>; };
+
+template <class Op>
+    requires(Op::template defined<base::Half> && !std::is_void_v<rule_of<Op>>)
+struct FamilyFor<Op, base::Half> { using type = WithOp<HalfViaFloat<rule_of<Op>>, Op>; };
+
+template <class Op>
+    requires(Op::template defined<base::BFloat16> && !std::is_void_v<rule_of<Op>>)
+struct FamilyFor<Op, base::BFloat16> { using type = WithOp<BFloat16ViaFloat<rule_of<Op>>, Op>; };
+
+template <class Real>
+    requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)
+struct FamilyFor<base::OpSum, base::Complex<Real>> { using type = Lanes<RSum, Real, base::OpSum, base::Complex<Real>>; };
+
+template <class Real>
+    requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)
+struct FamilyFor<base::OpProd, base::Complex<Real>> { using type = ComplexProd<Real>; };
+
+template <bool IsMax, class Value, class Index>
+    requires(!std::is_same_v<Value, long double>)
+struct FamilyFor<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = Loc<IsMax, Value, Index>; };
+
+template <class Op, class T> using family_for = typename FamilyFor<Op, T>::type;
+
+} // namespace opf::simd
