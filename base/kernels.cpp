@@ -39,22 +39,24 @@ void kernel2(const void *in, void *inout, opf_count_t n)
 }
 
 
+// REPLACE and NO_OP copy: one memcpy, ending at the last element's data (a
+// pair's tail padding after it is not part of the buffer, as in MPI).
+template <class T> void copy_elements(void *to, const void *from, opf_count_t n)
+{
+    if (to != from && n > 0)
+        std::memcpy(to, from, std::size_t(n - 1) * sizeof(T) + data_end<T>);
+}
+
 template <class Op, class T> constexpr SlotKernels slot()
 {
     if constexpr (!Op::template defined<T> || !is_supported<T>)
         return {};
     else if constexpr (std::is_same_v<Op, OpNoOp>)
         return {[](const void *, void *, opf_count_t) {},
-                [](const void *, const void *in2, void *out, opf_count_t n) {
-                    if (out != in2) std::memcpy(out, in2, std::size_t(n) * sizeof(T));
-                }};
+                [](const void *, const void *in2, void *out, opf_count_t n) { copy_elements<T>(out, in2, n); }};
     else if constexpr (std::is_same_v<Op, OpReplace>)
-        return {[](const void *in, void *inout, opf_count_t n) {
-                    if (inout != in) std::memcpy(inout, in, std::size_t(n) * sizeof(T));
-                },
-                [](const void *in1, const void *, void *out, opf_count_t n) {
-                    if (out != in1) std::memcpy(out, in1, std::size_t(n) * sizeof(T));
-                }};
+        return {[](const void *in, void *inout, opf_count_t n) { copy_elements<T>(inout, in, n); },
+                [](const void *in1, const void *, void *out, opf_count_t n) { copy_elements<T>(out, in1, n); }};
     else
         return {&kernel2<Op, T>, &kernel3<Op, T>};
 }
@@ -91,16 +93,10 @@ constexpr std::array<int, OPF_KT_COUNT> data_sizes(std::index_sequence<K...>)
 {
     return {data_size(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
 }
-template <class V, class I> constexpr int data_end(Pair<V, I> *)
-{
-    using P = Pair<V, I>;
-    return offsetof(P, index) + sizeof(I);
-}
-template <class T> constexpr int data_end(T *) { return sizeof(T); }
 template <std::size_t... K>
 constexpr std::array<int, OPF_KT_COUNT> data_ends(std::index_sequence<K...>)
 {
-    return {data_end(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
+    return {int(data_end<at_t<K, KernelTypes>>)...};
 }
 template <std::size_t... K>
 constexpr std::array<bool, OPF_KT_COUNT> supported(std::index_sequence<K...>)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -81,13 +82,50 @@ inline BFloat16 to_bfloat16(float f)
     return {uint16_t((x + round) >> 16)};
 }
 
-// Unaligned-safe element access: kernels accept any address.
-template <class T> inline T load(const unsigned char *p)
-{
-    T v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
+// Where an element's data ends: a pair's tail padding is not data (MPI's
+// buffers of pairs end at the last element's data, not at its struct's end).
+template <class P> constexpr std::size_t pair_data_end() { return offsetof(P, index) + sizeof(P{}.index); }
+template <class T> inline constexpr std::size_t data_end = sizeof(T);
+template <class V, class I> inline constexpr std::size_t data_end<Pair<V, I>> = pair_data_end<Pair<V, I>>();
+
+// Unaligned-safe element access: kernels accept any element-aligned address
+// (and any address at all). Loads read only data bytes; padding reads as 0.
+template <class T> struct Access {
+    static T load(const unsigned char *p)
+    {
+        T v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+};
+template <class V, class I> struct Access<Pair<V, I>> {
+    static Pair<V, I> load(const unsigned char *p)
+    {
+        Pair<V, I> v;
+        std::memset(&v, 0, sizeof v);
+        using P = Pair<V, I>;
+        std::memcpy(&v.value, p + offsetof(P, value), sizeof v.value);
+        std::memcpy(&v.index, p + offsetof(P, index), sizeof v.index);
+        return v;
+    }
+};
+template <class T> inline T load(const unsigned char *p) { return Access<T>::load(p); }
+// Stores only value bytes: x87 long double has 6 bytes of padding, a pair its
+// tail padding, and neither is data. Writing them would leave stack garbage in
+// the output and, for the last element of an MPI buffer (which ends at the
+// data's end, not at the struct's), write past it.
 template <class T> inline void store(unsigned char *p, const T &v) { std::memcpy(p, &v, sizeof v); }
+inline void store(unsigned char *p, const long double &v) { std::memcpy(p, &v, 10); }
+template <class R> inline void store(unsigned char *p, const Complex<R> &v)
+{
+    store(p + offsetof(Complex<R>, re), v.re);
+    store(p + offsetof(Complex<R>, im), v.im);
+}
+template <class V, class I> inline void store(unsigned char *p, const Pair<V, I> &v)
+{
+    using P = Pair<V, I>;
+    store(p + offsetof(P, value), v.value);
+    store(p + offsetof(P, index), v.index);
+}
 
 } // namespace opf::base

@@ -20,6 +20,7 @@
 #include <opframe/opframe.h>
 
 #include <cfloat>
+#include <cstddef>
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
@@ -104,6 +105,18 @@ template <class V, class I> struct Pair { V value; I index; }; // C struct {valu
 
 template <class T> struct IsPair : std::false_type {};
 template <class V, class I> struct IsPair<Pair<V, I>> : std::true_type {};
+
+// Bytes a buffer of n elements spans, as MPI counts it: the last element ends
+// at its data (a pair's tail padding is not part of the buffer). The guard
+// bytes start right there, so a kernel writing whole structs is caught.
+template <class E> size_t span_bytes(size_t n)
+{
+    if (n == 0) return 0;
+    if constexpr (IsPair<E>::value)
+        return (n - 1) * sizeof(E) + offsetof(E, index) + sizeof(E::index);
+    else
+        return n * sizeof(E);
+}
 
 template <size_t N> struct UintOfSize;
 template <> struct UintOfSize<1> { using type = uint8_t; };
@@ -939,7 +952,7 @@ template <class E>
 bool check_call(Harness& h, const Target& t, const CallInfo& info, const Placement& place,
                 const std::vector<E>& a, const std::vector<E>& b, const std::vector<E>& expect)
 {
-    const size_t n = a.size(), bytes = n * sizeof(E);
+    const size_t n = a.size(), bytes = span_bytes<E>(n);
     GuardedBuffer in1(bytes, place.in1), in2(bytes, place.in2);
     std::optional<GuardedBuffer> out;
     if (n) { // an empty vector's data() may be NULL, which memcpy must not get
