@@ -1,0 +1,108 @@
+// cuda_kernels.cu — the cuda component's device kernels: one kernel template
+// instantiated for every (op, kernel type) slot that cuda_ops.h says the GPU
+// computes, and a table of them indexed like the base's.
+//
+// Each kernel is a grid-stride loop over the work items of a Plan (vector,
+// scalar or byte-wise, chosen per launch from the buffer addresses; see
+// plan_for and work_item in cuda_ops.h). Grid: at most op_cuda_max_blocks, by
+// default the SM count times the blocks resident per SM (occupancy).
+//
+// Built with -fmad=false -ftz=false (and -Xcompiler -ffp-contract=off for the
+// host half): nothing is contracted into an FMA, subnormals are kept; see
+// cuda_ops.h.
+#include "cuda_kernels.h"
+#include "cuda_ops.h"
+
+#include <algorithm>
+#include <string>
+
+namespace opf_cuda {
+namespace {
+
+template <class Op, class T>
+__global__ void reduce_kernel(const unsigned char *a, const unsigned char *b, unsigned char *o, Plan p)
+{
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += stride)
+        work_item<Op, T>(a, b, o, p, i);
+}
+
+template <class Op, class T>
+cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
+{
+    if (n <= 0) return cudaSuccess;
+    Plan p = plan_for<T>(in1, in2, out, n);
+    const int64_t block = std::max(32, g.block);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((p.total + block - 1) / block,
+                                                                  std::max(1, g.max_blocks)));
+    auto *a = static_cast<const unsigned char *>(in1);
+    auto *b = static_cast<const unsigned char *>(in2);
+    auto *o = static_cast<unsigned char *>(out);
+    void *args[] = {&a, &b, &o, &p};
+    return cudaLaunchKernel(reinterpret_cast<const void *>(&reduce_kernel<Op, T>), dim3(unsigned(blocks)),
+                            dim3(unsigned(block)), args, 0, stream);
+}
+
+template <class Op, class T> const SlotKernel *entry()
+{
+    if constexpr (gpu_computes<Op, T>) {
+        static const SlotKernel k = {&launch<Op, T>, &host_kernel<Op, T>,
+                                     reinterpret_cast<const void *>(&reduce_kernel<Op, T>), int(sizeof(T))};
+        return &k;
+    } else {
+        return nullptr;
+    }
+}
+
+struct Table {
+    const SlotKernel *slot[OPF_OPID_COUNT][OPF_KT_COUNT];
+};
+template <std::size_t O, std::size_t... K> void fill_row(Table &t, std::index_sequence<K...>)
+{
+    ((t.slot[O][K] = entry<at_t<O, Ops>, at_t<K, KernelTypes>>()), ...);
+}
+template <std::size_t... O> Table make_table(std::index_sequence<O...>)
+{
+    Table t{};
+    (fill_row<O>(t, std::make_index_sequence<OPF_KT_COUNT>{}), ...);
+    return t;
+}
+
+
+} // namespace
+
+const SlotKernel *slot_kernel(int op_id, int kernel_type)
+{
+    if (op_id <= 0 || op_id >= OPF_OPID_COUNT || kernel_type < 0 || kernel_type >= OPF_KT_COUNT) return nullptr;
+    static const Table table = make_table(std::make_index_sequence<OPF_OPID_COUNT>{});
+    return table.slot[op_id][kernel_type];
+}
+
+const char *arch_list()
+{
+#if defined(__CUDA_ARCH_LIST__)
+    static const std::string text = [] {
+        const int archs[] = {__CUDA_ARCH_LIST__};   // e.g. 750, 800, 900
+        std::string t;
+        for (int a : archs) t += (t.empty() ? "sm_" : ", sm_") + std::to_string(a / 10);
+        return t;
+    }();
+    return text.c_str();
+#else
+    return "(no GPU architecture)";
+#endif
+}
+
+int lowest_arch()
+{
+#if defined(__CUDA_ARCH_LIST__)
+    const int archs[] = {__CUDA_ARCH_LIST__};   // e.g. 750, 800, 900
+    int low = archs[0];
+    for (int a : archs) low = std::min(low, a);
+    return low / 10;
+#else
+    return 0;
+#endif
+}
+
+} // namespace opf_cuda

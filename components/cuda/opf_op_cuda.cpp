@@ -1,0 +1,725 @@
+/*
+ * opf_op_cuda.cpp — the cuda component: reductions on NVIDIA GPU memory.
+ *
+ * It claims device memory and managed memory (memory_kind hook), so that
+ * opf_reduce_local / opf_reduce_local3 on such buffers run on the GPU, and
+ * offers stream kernels for opf_reduce_local_stream (include/opframe/cuda.h:
+ * opf_cuda_reduce_local, ... on a cudaStream_t).
+ *
+ * Slots: every (op, kernel type) the GPU computes exactly — integers of 8 to
+ * 64 bits, float16, bfloat16, float, double, complex float / double, the
+ * MAXLOC / MINLOC pairs but the long double one — and REPLACE / NO_OP on every
+ * kernel type (byte copies). Not int128, long double, float128: a call on
+ * device memory with those fails with OPF_ERR_BUFFER ("no component serves
+ * this op on it"). Results are the base's, bit for bit (cuda_ops.h).
+ *
+ * Synchronous calls (opf_reduce_local / opf_reduce_local3): the framework
+ * hands over the caller's pointers whenever ONE of them is device or managed
+ * memory. The rule for the others:
+ *   - the call runs on the "home" device: op_cuda_device if set, else the
+ *     device holding the output buffer, else the one holding an input, else
+ *     (managed memory only) the calling thread's current device;
+ *   - device memory of the home device and managed memory are used in place;
+ *   - any other operand (host memory, pinned or not, or another device's
+ *     memory) is copied into scratch memory on the home device first, and a
+ *     result whose output is not in place is copied back to it;
+ *   - a mixed call (some operand in host memory) of fewer than
+ *     op_cuda_staging_min_count elements instead copies the device operands
+ *     to the host, computes there (the same functors) and copies the result
+ *     back: cheaper than a kernel launch for small counts;
+ *   - when device scratch cannot be had, or the device has no kernel image
+ *     for its architecture, the call also takes that host path.
+ * The call returns when the result is in place (it synchronises the calling
+ * thread's per-thread default stream of the home device). The caller must
+ * make sure that no work still writes the buffers (as MPI requires).
+ * Work runs on cudaStreamPerThread, so concurrent calls from different threads
+ * do not serialise.
+ *
+ * Stream calls (opf_reduce_local_stream, memory kind OPF_MEM_CUDA): enqueued on
+ * the caller's stream, on the stream's device, and return at once. Every
+ * buffer must be accessible from that device: its device memory, managed
+ * memory, pinned host memory mapped into the device, or (on devices with
+ * pageable memory access, e.g. HMM / Grace) any host memory. Otherwise the
+ * call fails with OPF_ERR_BUFFER and enqueues nothing (a kernel touching
+ * inaccessible memory would corrupt the caller's context);
+ * op_cuda_stream_check=false skips this check (one driver query per buffer).
+ * REPLACE / NO_OP enqueue cudaMemcpyAsync, which accepts any memory.
+ *
+ * Errors in a synchronous call cannot be returned (the kernel ABI returns
+ * void): they are counted in op_cuda_errors and printed when op_cuda_verbose
+ * is > 0. Nothing aborts.
+ *
+ * The CUDA runtime is linked statically: the module loads on machines without
+ * CUDA libraries, and init_query disqualifies it with the reason (no driver,
+ * driver too old, no device). Device pointers and streams of the application's
+ * own runtime work because both use the driver's primary context of each
+ * device (as with NCCL, which links the runtime statically too); memory of
+ * contexts created with cuCtxCreate is not supported.
+ *
+ * Parameters:
+ *   op_cuda_priority           priority of its offers (default 60)
+ *   op_cuda_device             -1: follow the buffers; N: synchronous calls run on device N
+ *   op_cuda_block_size         threads per block (default 256)
+ *   op_cuda_max_blocks         most blocks per launch; 0: SMs x resident blocks per SM
+ *   op_cuda_staging_min_count  mixed host/device calls below this count run on the host (default 4096)
+ *   op_cuda_scratch_cache      bytes of staging scratch kept per device between calls (default 64M)
+ *   op_cuda_stream_check       check that stream-call buffers are device-accessible (default true)
+ *   op_cuda_verbose            > 0: print CUDA failures to stderr
+ *   op_cuda_errors             read-only: CUDA failures in synchronous calls so far
+ *   op_cuda_devices            read-only: the CUDA devices found, and the architectures built for
+ */
+#include <opframe/component.h>
+#include <opframe/introspect.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include <cuda.h>   // driver API types only: the functions come from cudaGetDriverEntryPointByVersion
+#include <cuda_runtime_api.h>
+
+#include "cuda_kernels.h"
+
+namespace {
+
+using opf_cuda::Geometry;
+using opf_cuda::SlotKernel;
+
+// ---- parameters ------------------------------------------------------------------
+int64_t priority = 60;
+int64_t device_param = -1;
+int64_t block_size = 256;
+int64_t max_blocks_param = 0;
+int64_t staging_min_count = 4096;
+int64_t scratch_cache = 64 << 20;
+int stream_check = 1;
+int64_t verbose = 0;
+int64_t errors = 0;
+const char *devices_text = "";
+std::string devices_storage;
+
+const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR",
+                                              "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
+
+// ---- devices -----------------------------------------------------------------------
+using PointerGetAttributes = CUresult (*)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
+PointerGetAttributes pointer_attributes = nullptr;
+
+struct Device {
+    std::once_flag once;
+    bool usable = false;          // kernels load here
+    int sm_count = 1;
+    bool pageable_access = false; // host pageable memory is device-accessible
+    bool host_pointer_ok = false; // registered host memory is usable at its host address
+    cudaMemPool_t pool = nullptr; // staging scratch (nullptr: cudaMalloc / cudaFree)
+    std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
+};
+int n_devices = 0;
+std::unique_ptr<Device[]> devices;
+int extent_of[OPF_KT_COUNT];
+
+void count_error(const char *fmt, ...)
+{
+    __atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&verbose, __ATOMIC_RELAXED) <= 0) return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "opframe cuda: %s\n", text);
+}
+
+const char *kt_name(int kt)
+{
+    const char *n = opf_kernel_type_name(kt);
+    return n ? n : "?";
+}
+
+// First use of a device in this process (its context exists by then: the
+// caller has memory or a stream there).
+Device &device_state(int dev)
+{
+    Device &d = devices[dev];
+    std::call_once(d.once, [&] {
+        int v = 0;
+        if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0) d.sm_count = v;
+        v = 0;
+        cudaDeviceGetAttribute(&v, cudaDevAttrPageableMemoryAccess, dev);
+        d.pageable_access = v != 0;
+        v = 0;
+        cudaDeviceGetAttribute(&v, cudaDevAttrCanUseHostPointerForRegisteredMem, dev);
+        d.host_pointer_ok = v != 0;
+        cudaFuncAttributes fa;
+        const SlotKernel *probe = opf_cuda::slot_kernel(OPF_OPID_SUM, OPF_KT_INT32);
+        int prev = -1;
+        cudaGetDevice(&prev);
+        if (prev != dev) cudaSetDevice(dev);
+        const cudaError_t e = cudaFuncGetAttributes(&fa, probe->kernel);
+        d.usable = e == cudaSuccess;
+        if (!d.usable) {
+            cudaGetLastError();
+            count_error("device %d: no usable kernel image (%s: %s; built for %s): its calls run on the host", dev,
+                        cudaGetErrorName(e), cudaGetErrorString(e), opf_cuda::arch_list());
+        }
+        v = 0;
+        cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, dev);
+        if (d.usable && v) {
+            cudaMemPoolProps props;
+            std::memset(&props, 0, sizeof props);
+            props.allocType = cudaMemAllocationTypePinned;
+            props.location.type = cudaMemLocationTypeDevice;
+            props.location.id = dev;
+            if (cudaMemPoolCreate(&d.pool, &props) == cudaSuccess) {
+                uint64_t keep = uint64_t(std::max<int64_t>(0, scratch_cache));
+                cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            } else {
+                d.pool = nullptr;
+                cudaGetLastError();
+            }
+        }
+        if (prev >= 0 && prev != dev) cudaSetDevice(prev);
+    });
+    return d;
+}
+
+Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
+{
+    int block = int(std::clamp<int64_t>(block_size, 32, 1024)) / 32 * 32;
+    if (max_blocks_param > 0) return {block, int(std::min<int64_t>(max_blocks_param, 1 << 30))};
+    const int64_t cached = d.grid[op][kt].load(std::memory_order_relaxed);
+    if (cached && (cached >> 32) == block) return {block, int(cached & 0xffffffff)};
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) != cudaSuccess || per_sm < 1) {
+        cudaGetLastError();
+        per_sm = std::max(1, 2048 / block);
+    }
+    const int blocks = std::max(1, per_sm * d.sm_count);
+    d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
+    return {block, blocks};
+}
+
+// ---- where a buffer lives -------------------------------------------------------
+enum class Where { Host, Pinned, Device, Managed };
+struct Buf {
+    Where where = Where::Host;
+    int device = -1;
+};
+
+Buf classify(const void *p)
+{
+    Buf b;
+    if (!pointer_attributes || !p) return b;
+    unsigned int type = 0, managed = 0;
+    int ordinal = -1;
+    CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    void *data[] = {&type, &managed, &ordinal};
+    if (pointer_attributes(3, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(p))) != CUDA_SUCCESS) return b;
+    b.device = ordinal;
+    if (managed) b.where = Where::Managed;
+    else if (type == CU_MEMORYTYPE_DEVICE) b.where = Where::Device;
+    else if (type == CU_MEMORYTYPE_HOST) b.where = Where::Pinned;
+    if (ordinal < 0 || ordinal >= n_devices) b.device = -1;   // device memory of no known device: always staged
+    return b;
+}
+
+bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::Pinned; }
+
+int memory_kind(const void *ptr)
+{
+    const Buf b = classify(ptr);
+    return b.where == Where::Device || b.where == Where::Managed ? OPF_MEM_CUDA : -1;
+}
+
+// Makes `dev` current for the scope of a call, and restores the caller's.
+struct DeviceScope {
+    int previous = -1;
+    bool ok = true;
+    explicit DeviceScope(int dev)
+    {
+        if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
+        if (previous != dev) ok = cudaSetDevice(dev) == cudaSuccess;
+    }
+    ~DeviceScope()
+    {
+        int now = -1;
+        if (previous >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous) cudaSetDevice(previous);
+    }
+};
+
+// ---- synchronous calls ------------------------------------------------------------
+cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
+{
+    cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread);
+    const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
+    return e != cudaSuccess ? e : s;
+}
+
+// The host path: device operands copied to host memory, computed there.
+void host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
+               const Buf &A, const Buf &B, const Buf &O)
+{
+    const size_t bytes = size_t(n) * size_t(k.element_size);
+    void *ta = nullptr, *tb = nullptr, *to = nullptr;
+    auto host_buffer = [&](void *&tmp) -> void * {
+        tmp = std::malloc(bytes ? bytes : 1);
+        if (!tmp) count_error("%s %s: no host memory for %zu bytes", op_names[op], kt_name(kt), bytes);
+        return tmp;
+    };
+    auto fetch = [&](const void *p, const Buf &w, void *&tmp) -> const void * {
+        if (on_host(w)) return p;
+        if (!host_buffer(tmp)) return nullptr;
+        const cudaError_t e = copy_sync(tmp, p, bytes);
+        if (e == cudaSuccess) return tmp;
+        cudaGetLastError();
+        count_error("%s %s: copying %zu bytes to the host failed: %s", op_names[op], kt_name(kt), bytes,
+                    cudaGetErrorString(e));
+        return nullptr;
+    };
+    const void *ha = fetch(a, A, ta);
+    const void *hb = ha && b != a ? fetch(b, B, tb) : ha;
+    void *ho = nullptr;
+    if (ha && hb) {
+        if (on_host(O)) ho = o;
+        else if (o == a) ho = ta;
+        else if (o == b) ho = tb;
+        else ho = host_buffer(to);
+    }
+    if (ho) {
+        k.host(ha, hb, ho, n);
+        if (ho != o) {
+            const cudaError_t e = copy_sync(o, ho, bytes);
+            if (e != cudaSuccess) {
+                cudaGetLastError();
+                count_error("%s %s: copying the result (%zu bytes) to the device failed: %s", op_names[op],
+                            kt_name(kt), bytes, cudaGetErrorString(e));
+            }
+        }
+    }
+    std::free(ta);
+    std::free(tb);
+    std::free(to);
+}
+
+struct Scratch {
+    void *base = nullptr;
+    cudaMemPool_t pool = nullptr;
+};
+
+bool scratch_alloc(Device &d, Scratch &s, size_t bytes, cudaStream_t stream)
+{
+    s.pool = d.pool;
+    cudaError_t e = d.pool ? cudaMallocFromPoolAsync(&s.base, bytes, d.pool, stream) : cudaMalloc(&s.base, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        s.base = nullptr;
+        return false;
+    }
+    return true;
+}
+
+void scratch_free(Scratch &s, cudaStream_t stream)
+{
+    if (!s.base) return;
+    if (s.pool) cudaFreeAsync(s.base, stream);
+    else cudaFree(s.base);
+    s.base = nullptr;
+}
+
+constexpr size_t kScratchAlign = 256;
+
+void run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
+{
+    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
+    if (n <= 0 || !k) return;
+    const size_t bytes = size_t(n) * size_t(k->element_size);
+    const Buf A = classify(a);
+    const Buf B = b == a ? A : classify(b);
+    const Buf O = o == a ? A : o == b ? B : classify(o);
+    int home = int(device_param);
+    if (home < 0 || home >= n_devices) {
+        home = O.where == Where::Device && O.device >= 0   ? O.device
+             : A.where == Where::Device && A.device >= 0 ? A.device
+             : B.where == Where::Device && B.device >= 0 ? B.device : -1;
+        if (home < 0 && cudaGetDevice(&home) != cudaSuccess) home = 0;
+    }
+    DeviceScope scope(home);   // copies and kernels go to the home device's per-thread stream
+    const bool mixed = on_host(A) || on_host(B) || on_host(O);
+    if (mixed && n < staging_min_count) return host_path(op, kt, *k, a, b, o, n, A, B, O);
+    Device &d = device_state(home);
+    if (!scope.ok || !d.usable) return host_path(op, kt, *k, a, b, o, n, A, B, O);
+
+    const cudaStream_t stream = cudaStreamPerThread;
+    auto resident = [&](const Buf &w) {
+        return w.where == Where::Managed || (w.where == Where::Device && w.device == home);
+    };
+    // The distinct buffers (out may be in1 or in2) and which ones need scratch.
+    const void *user[3] = {a, b, o};
+    const Buf *where[3] = {&A, &B, &O};
+    int alias[3] = {0, b == a ? 0 : 1, o == a ? 0 : o == b ? 1 : 2};
+    size_t phase = 0;   // staged copies keep a resident buffer's address modulo 256 (vector loads)
+    for (int i = 0; i < 3; ++i)
+        if (resident(*where[i])) phase = reinterpret_cast<uintptr_t>(user[i]) % kScratchAlign;
+    const size_t region = (bytes + phase + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
+    int staged = 0;
+    for (int i = 0; i < 3; ++i)
+        if (alias[i] == i && !resident(*where[i])) ++staged;
+    Scratch scratch;
+    if (staged && !scratch_alloc(d, scratch, region * size_t(staged), stream))
+        return host_path(op, kt, *k, a, b, o, n, A, B, O);
+    void *dev[3] = {};
+    cudaError_t e = cudaSuccess;
+    for (int i = 0, next = 0; i < 3; ++i) {
+        if (alias[i] != i) {
+            dev[i] = dev[alias[i]];
+        } else if (resident(*where[i])) {
+            dev[i] = const_cast<void *>(user[i]);
+        } else {
+            dev[i] = static_cast<char *>(scratch.base) + region * size_t(next++) + phase;
+            if (i < 2 && e == cudaSuccess) e = cudaMemcpyAsync(dev[i], user[i], bytes, cudaMemcpyDefault, stream);
+        }
+    }
+    if (e != cudaSuccess) {   // nothing written yet: the host path can still do it
+        cudaGetLastError();
+        cudaStreamSynchronize(stream);
+        scratch_free(scratch, stream);
+        cudaStreamSynchronize(stream);
+        return host_path(op, kt, *k, a, b, o, n, A, B, O);
+    }
+    const char *step = "kernel launch";
+    e = k->launch(dev[0], dev[1], dev[2], n, geometry(d, op, kt, *k), stream);
+    if (e == cudaSuccess && dev[2] != o) {
+        step = "copy of the result";
+        e = cudaMemcpyAsync(o, dev[2], bytes, cudaMemcpyDefault, stream);
+    }
+    scratch_free(scratch, stream);
+    const cudaError_t s = cudaStreamSynchronize(stream);
+    if (e == cudaSuccess && s != cudaSuccess) {
+        step = "kernel";
+        e = s;
+    }
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        count_error("%s %s, %lld elements on device %d: %s failed: %s (%s)", op_names[op], kt_name(kt), (long long)n,
+                    home, step, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+}
+
+// REPLACE / NO_OP: dst = src, byte for byte.
+void copy_call(int kt, const void *src, void *dst, int64_t n)
+{
+    if (n <= 0 || src == dst) return;
+    const size_t bytes = size_t(n) * size_t(extent_of[kt]);
+    const Buf S = classify(src), D = classify(dst);
+    if (on_host(S) && on_host(D)) {
+        std::memmove(dst, src, bytes);
+        return;
+    }
+    const int home = D.where == Where::Device && D.device >= 0 ? D.device
+                   : S.where == Where::Device && S.device >= 0 ? S.device : -1;
+    std::unique_ptr<DeviceScope> scope;
+    if (home >= 0) scope = std::make_unique<DeviceScope>(home);
+    const cudaError_t e = copy_sync(dst, src, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        count_error("REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)", kt_name(kt), (long long)n,
+                    cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+}
+
+// ---- stream calls ----------------------------------------------------------------------
+int cuda_code(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return OPF_SUCCESS;
+    case cudaErrorInvalidResourceHandle:
+    case cudaErrorInvalidValue:
+    case cudaErrorContextIsDestroyed: return OPF_ERR_ARG;
+    case cudaErrorMemoryAllocation: return OPF_ERR_NO_MEM;
+    default: return OPF_ERR_INTERN;
+    }
+}
+
+int stream_device(cudaStream_t stream, int &dev)
+{
+    const cudaError_t e = cudaStreamGetDevice(stream, &dev);
+    if (e == cudaSuccess && dev >= 0 && dev < n_devices) return OPF_SUCCESS;
+    cudaGetLastError();
+    if (e != cudaSuccess && stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread)
+        return cuda_code(e) == OPF_ERR_INTERN ? OPF_ERR_ARG : cuda_code(e);   // not a stream we can use
+    return cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices ? OPF_SUCCESS : OPF_ERR_INTERN;
+}
+
+bool accessible(const Buf &w, int dev, const Device &d)
+{
+    switch (w.where) {
+    case Where::Managed: return true;
+    case Where::Device: return w.device == dev;
+    case Where::Pinned: return d.host_pointer_ok || d.pageable_access;
+    default: return d.pageable_access;
+    }
+}
+
+int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
+{
+    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
+    if (!k) return OPF_ERR_OP;
+    if (n <= 0) return OPF_SUCCESS;
+    auto stream = static_cast<cudaStream_t>(stream_ptr);
+    int dev = 0;
+    if (int rc = stream_device(stream, dev)) return rc;
+    Device &d = device_state(dev);
+    if (!d.usable) return OPF_ERR_INTERN;
+    if (stream_check) {
+        const Buf A = classify(a);
+        if (!accessible(A, dev, d)) return OPF_ERR_BUFFER;
+        if (b != a && !accessible(classify(b), dev, d)) return OPF_ERR_BUFFER;
+        if (o != a && o != b && !accessible(classify(o), dev, d)) return OPF_ERR_BUFFER;
+    }
+    DeviceScope scope(dev);
+    if (!scope.ok) return OPF_ERR_INTERN;
+    const cudaError_t e = k->launch(a, b, o, n, geometry(d, op, kt, *k), stream);
+    if (e != cudaSuccess) cudaGetLastError();
+    return cuda_code(e);
+}
+
+int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
+{
+    if (n <= 0 || src == dst) return OPF_SUCCESS;
+    auto stream = static_cast<cudaStream_t>(stream_ptr);
+    int dev = 0;
+    if (int rc = stream_device(stream, dev)) return rc;
+    DeviceScope scope(dev);
+    if (!scope.ok) return OPF_ERR_INTERN;
+    const cudaError_t e =
+        cudaMemcpyAsync(dst, src, size_t(n) * size_t(extent_of[kt]), cudaMemcpyDefault, stream);
+    if (e != cudaSuccess) cudaGetLastError();
+    return cuda_code(e);
+}
+
+// ---- one entry point per slot, generated ------------------------------------------------
+template <int OP, int KT> void fn2(const void *in, void *inout, opf_count_t n)
+{
+    if constexpr (OP == OPF_OPID_REPLACE) copy_call(KT, in, inout, n);
+    else if constexpr (OP == OPF_OPID_NO_OP) (void)in, (void)inout, (void)n;
+    else run_sync(OP, KT, in, inout, inout, n);
+}
+template <int OP, int KT> void fn3(const void *in1, const void *in2, void *out, opf_count_t n)
+{
+    if constexpr (OP == OPF_OPID_REPLACE) copy_call(KT, in1, out, n);
+    else if constexpr (OP == OPF_OPID_NO_OP) copy_call(KT, in2, out, n);
+    else run_sync(OP, KT, in1, in2, out, n);
+}
+template <int OP, int KT> int sfn2(const void *in, void *inout, opf_count_t n, void *stream)
+{
+    if constexpr (OP == OPF_OPID_REPLACE) return copy_stream(KT, in, inout, n, stream);
+    else if constexpr (OP == OPF_OPID_NO_OP) return (void)in, (void)inout, (void)n, (void)stream, OPF_SUCCESS;
+    else return run_stream(OP, KT, in, inout, inout, n, stream);
+}
+template <int OP, int KT> int sfn3(const void *in1, const void *in2, void *out, opf_count_t n, void *stream)
+{
+    if constexpr (OP == OPF_OPID_REPLACE) return copy_stream(KT, in1, out, n, stream);
+    else if constexpr (OP == OPF_OPID_NO_OP) return copy_stream(KT, in2, out, n, stream);
+    else return run_stream(OP, KT, in1, in2, out, n, stream);
+}
+
+struct Entries {
+    opf_kernel2_fn *fn2[OPF_OPID_COUNT][OPF_KT_COUNT];
+    opf_kernel3_fn *fn3[OPF_OPID_COUNT][OPF_KT_COUNT];
+    opf_stream_kernel2_fn *sfn2[OPF_OPID_COUNT][OPF_KT_COUNT];
+    opf_stream_kernel3_fn *sfn3[OPF_OPID_COUNT][OPF_KT_COUNT];
+};
+template <int OP, int... KT> constexpr void fill_row(Entries &t, std::integer_sequence<int, KT...>)
+{
+    ((t.fn2[OP][KT] = &fn2<OP, KT>, t.fn3[OP][KT] = &fn3<OP, KT>, t.sfn2[OP][KT] = &sfn2<OP, KT>,
+      t.sfn3[OP][KT] = &sfn3<OP, KT>),
+     ...);
+}
+template <int... OP> constexpr Entries make_entries(std::integer_sequence<int, OP...>)
+{
+    Entries t{};
+    (fill_row<OP>(t, std::make_integer_sequence<int, OPF_KT_COUNT>{}), ...);
+    return t;
+}
+constexpr Entries entries = make_entries(std::make_integer_sequence<int, OPF_OPID_COUNT>{});
+
+// Whether the component serves (op, kt): a kernel, or a byte copy.
+bool serves(int op, int kt)
+{
+    if (!opf_slot_exists(op, kt)) return false;
+    if (op == OPF_OPID_REPLACE || op == OPF_OPID_NO_OP) return extent_of[kt] > 0;
+    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
+    return k && k->element_size == extent_of[kt];   // the layouts agree (they do on LP64)
+}
+
+// ---- the component ------------------------------------------------------------------
+int register_params()
+{
+    const opf_param_spec_t specs[] = {
+        {"op_cuda_priority", OPF_PARAM_INT, "60", "Priority of the cuda component's offers (CUDA memory slots)", 3,
+         OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
+        {"op_cuda_device", OPF_PARAM_INT, "-1",
+         "CUDA device of synchronous calls: -1 runs each call on the device holding its output (else an input); "
+         "N runs every call on device N, copying operands that live elsewhere. Stream calls always run on the "
+         "stream's device",
+         3, OPF_PARAM_SETTABLE, nullptr, nullptr, &device_param},
+        {"op_cuda_block_size", OPF_PARAM_INT, "256", "Threads per block of the cuda kernels (32 .. 1024)", 5,
+         OPF_PARAM_SETTABLE, nullptr, nullptr, &block_size},
+        {"op_cuda_max_blocks", OPF_PARAM_INT, "0",
+         "Most blocks per kernel launch (a grid-stride loop does the rest); 0: the device's SM count times the "
+         "blocks of that kernel resident per SM",
+         5, OPF_PARAM_SETTABLE, nullptr, nullptr, &max_blocks_param},
+        {"op_cuda_staging_min_count", OPF_PARAM_SIZE, "4096",
+         "Elements from which a mixed host/device synchronous call copies host operands to the device and "
+         "computes there; below it the device operands are copied to the host and the call computes on the host",
+         4, OPF_PARAM_SETTABLE, nullptr, nullptr, &staging_min_count},
+        {"op_cuda_scratch_cache", OPF_PARAM_SIZE, "64M",
+         "Bytes of device staging scratch the component's memory pool keeps per device between calls", 5,
+         OPF_PARAM_SETTABLE, nullptr, nullptr, &scratch_cache},
+        {"op_cuda_stream_check", OPF_PARAM_BOOL, "true",
+         "Check that the buffers of a stream call are accessible from the stream's device (one driver query per "
+         "buffer); false trusts the caller",
+         5, OPF_PARAM_SETTABLE, nullptr, nullptr, &stream_check},
+        {"op_cuda_verbose", OPF_PARAM_INT, "0", "Print CUDA failures of the cuda component to stderr when > 0", 5,
+         OPF_PARAM_SETTABLE, nullptr, nullptr, &verbose},
+        {"op_cuda_errors", OPF_PARAM_INT, "0",
+         "CUDA failures in synchronous calls so far (their kernels cannot return an error code)", 9,
+         OPF_PARAM_READ_ONLY, nullptr, nullptr, &errors},
+        {"op_cuda_devices", OPF_PARAM_STRING, "", "The CUDA devices found, and the GPU architectures built for", 2,
+         OPF_PARAM_READ_ONLY, nullptr, nullptr, &devices_text},
+    };
+    for (const opf_param_spec_t &s : specs)
+        if (opf_param_register(&s) != OPF_SUCCESS) return -1;
+    return 0;
+}
+
+int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
+{
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) extent_of[kt] = opf_kernel_type_extent(kt);
+    const std::string built = std::string("kernels for ") + opf_cuda::arch_list() + " (CUDA runtime " +
+                              std::to_string(CUDART_VERSION / 1000) + "." +
+                              std::to_string(CUDART_VERSION % 1000 / 10) + ", linked statically)";
+    devices_storage = built;
+    devices_text = devices_storage.c_str();
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    if (driver == 0) {
+        std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
+        return 1;
+    }
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver) {
+        std::snprintf(reason, reason_len,
+                      "CUDA driver too old: it supports CUDA %d.%d, this component's runtime needs %d.%d",
+                      driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        return 1;
+    }
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0)) {
+        const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        std::snprintf(reason, reason_len, "no CUDA device%s%s%s", visible ? " (CUDA_VISIBLE_DEVICES=\"" : "",
+                      visible ? visible : "", visible ? "\")" : "");
+        return 1;
+    }
+    if (e != cudaSuccess) {
+        std::snprintf(reason, reason_len, "CUDA initialisation failed: %s (%s)", cudaGetErrorName(e),
+                      cudaGetErrorString(e));
+        return 1;
+    }
+    if (device_param >= count) {
+        std::snprintf(reason, reason_len, "op_cuda_device=%lld, but there %s %d CUDA device%s",
+                      (long long)device_param, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+        return 1;
+    }
+    std::string text;
+    int usable = 0;
+    for (int dev = 0; dev < count; ++dev) {
+        cudaDeviceProp prop;
+        int major = 0, minor = 0, sms = 0;
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+        const bool named = cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
+        const bool ok = major * 10 + minor >= opf_cuda::lowest_arch();
+        usable += ok;
+        char line[512];
+        std::snprintf(line, sizeof line, "%s%d: %s (sm_%d%d, %d SMs%s)", text.empty() ? "" : "; ", dev,
+                      named ? prop.name : "?", major, minor, sms, ok ? "" : ", no kernels for it");
+        text += line;
+    }
+    devices_storage = text + "; " + built + "; driver " + std::to_string(driver / 1000) + "." +
+                      std::to_string(driver % 1000 / 10);
+    devices_text = devices_storage.c_str();
+    if (!usable) {
+        std::snprintf(reason, reason_len, "no CUDA device this build has kernels for (%s)", devices_text);
+        return 1;
+    }
+    void *fn = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 7000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess || !fn) {
+        std::snprintf(reason, reason_len, "the CUDA driver does not provide cuPointerGetAttributes");
+        return 1;
+    }
+    pointer_attributes = reinterpret_cast<PointerGetAttributes>(fn);
+    n_devices = count;
+    devices = std::make_unique<Device[]>(size_t(count));
+    return 0;
+}
+
+int op_query(int op_id, opf_module_t *module)
+{
+    if (!n_devices || op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
+    module->priority = int(priority);
+    module->memory_kind = OPF_MEM_CUDA;
+    bool any = false;
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+        if (!serves(op_id, kt)) continue;
+        module->fn2[kt] = entries.fn2[op_id][kt];
+        module->fn3[kt] = entries.fn3[op_id][kt];
+        module->stream_fn2[kt] = entries.sfn2[op_id][kt];
+        module->stream_fn3[kt] = entries.sfn3[op_id][kt];
+        any = true;
+    }
+    return any ? 0 : 1;
+}
+
+void close_component()
+{
+    for (int dev = 0; dev < n_devices; ++dev)
+        if (devices[dev].pool) {
+            cudaMemPoolDestroy(devices[dev].pool);
+            devices[dev].pool = nullptr;
+        }
+    devices.reset();
+    n_devices = 0;
+    pointer_attributes = nullptr;
+    devices_text = "";
+}
+
+} // namespace
+
+OPF_COMPONENT_DECLARE(cuda) = {
+    OPF_COMPONENT_ABI_VERSION,
+    OPF_FRAMEWORK_NAME,
+    "cuda",
+    {1, 0, 0},
+    "NVIDIA GPU memory: device and managed buffers, and stream kernels (cuda.h)",
+    register_params,
+    nullptr,
+    init_query,
+    op_query,
+    nullptr,
+    nullptr,
+    memory_kind,
+    close_component,
+};

@@ -1,0 +1,137 @@
+#!/bin/sh
+# The cuda component, end to end (run by `make check` when CUDA is built).
+# Without a GPU (CI):
+#   1. the module loads, and opframe_info lists it as "disqualified: <reason>"
+#      (no CUDA driver / driver too old / no CUDA device);
+#   2. with a stand-in driver (test/cuda_fake_driver.c as libcuda.so.1) the
+#      reasons for "no CUDA device", "CUDA_VISIBLE_DEVICES=" and "driver too
+#      old" show, and the library still reduces on host memory each time;
+#   3. host memory works unchanged with the component loaded: test/conformance
+#      passes and the selected host table is the one without the component;
+#   4. test/cuda_semantics: the kernels' arithmetic and work split, on the
+#      host, and opf_finalize / opf_init cycles with the module;
+#   5. test/cuda_conformance and test/cuda_bench skip (exit 77) with a message.
+# With a GPU the component must be available, every slot it offers must be
+# listed on CUDA memory, and test/cuda_conformance must pass
+# (test/cuda_bench is run by hand: it takes minutes).
+set -u
+top=${top_builddir:-.}
+dir=$top/components/cuda/.libs
+info=$top/tools/opframe_info
+failures=0
+checks=0
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf_cuda.XXXXXX") || exit 1
+trap 'rm -rf "$scratch"' EXIT
+OPF_MCA_mca_component_path=$dir
+OPF_MCA_PARAM_FILE_USER=
+OPF_MCA_PARAM_FILE_SYSTEM=
+export OPF_MCA_mca_component_path OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
+
+check() {   # check WHAT COMMAND...: counts, and reports a failure
+    what=$1
+    shift
+    checks=$((checks + 1))
+    if "$@"; then :; else
+        echo "FAILED: $what"
+        failures=$((failures + 1))
+    fi
+}
+matches() {   # matches TEXT PATTERN: a shell pattern
+    case $1 in $2) return 0 ;; esac
+    return 1
+}
+status_line() {   # the component's line of opframe_info, with the given environment
+    env "$@" "$info" 2>&1 | grep 'MCA op: cuda'
+}
+host_table() {   # the selected host kernels, one line per slot half
+    env "$@" "$info" --kernels --parsable 2>&1 | grep '^kernel:host:'
+}
+
+if [ ! -f "$dir/opf_op_cuda.so" ]; then
+    echo "cuda_component: $dir/opf_op_cuda.so is not built"
+    exit 1
+fi
+
+# 1. The module loads and says what it found.
+line=$(status_line)
+echo "$line"
+check "the module loads and is listed" matches "$line" "*MCA op: cuda (*"
+available=no
+case $line in
+*available*) available=yes ;;
+*"disqualified: no CUDA driver"* | *"disqualified: CUDA driver too old"* | *"disqualified: no CUDA device"*) ;;
+*) echo "FAILED: unexpected status (not available, not a known reason)"; failures=$((failures + 1)) ;;
+esac
+params=$("$info" --param op cuda --level 9 2>&1)
+for p in op_cuda_priority op_cuda_device op_cuda_block_size op_cuda_max_blocks op_cuda_staging_min_count \
+    op_cuda_scratch_cache op_cuda_stream_check op_cuda_errors op_cuda_devices; do
+    check "parameter $p is declared" matches "$params" "*\"$p\"*"
+done
+echo "$params" | grep -A1 '"op_cuda_devices"' | head -1
+
+# 2. The disqualification reasons, with a stand-in driver.
+fake=$top/test/.libs/libcudafake.so
+if [ -f "$fake" ]; then
+    mkdir "$scratch/driver"
+    cp "$fake" "$scratch/driver/libcuda.so.1"
+    lib=$scratch/driver${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    line=$(status_line LD_LIBRARY_PATH="$lib")
+    echo "$line"
+    check "no device: reason" matches "$line" "*disqualified: no CUDA device"
+    line=$(status_line LD_LIBRARY_PATH="$lib" CUDA_VISIBLE_DEVICES=)
+    echo "$line"
+    check "CUDA_VISIBLE_DEVICES empty: reason" matches "$line" '*disqualified: no CUDA device (CUDA_VISIBLE_DEVICES="")'
+    line=$(status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_VERSION=12040)
+    echo "$line"
+    check "old driver: reason" matches "$line" "*disqualified: CUDA driver too old: it supports CUDA 12.4*"
+    for env in "FAKE_CUDA_INIT=100" "FAKE_CUDA_VERSION=12040"; do
+        check "host reductions with a disqualified component ($env)" \
+            env LD_LIBRARY_PATH="$lib" $env "$top/test/conformance" --quick --provider base --provider selected
+    done
+    out=$(env LD_LIBRARY_PATH="$lib" "$top/test/cuda_conformance" --quick 2>&1)
+    rc=$?
+    echo "$out" | tail -1
+    check "cuda_conformance skips without a device (rc $rc)" test $rc -eq 77
+else
+    echo "FAILED: $fake is not built (check_LTLIBRARIES test/libcudafake.la)"
+    failures=$((failures + 1))
+fi
+
+# 3. Host memory unchanged with the component loaded.
+check "test/conformance with the component loaded" "$top/test/conformance" --quick
+host_table > "$scratch/with"
+host_table OPF_MCA_mca_component_path="$scratch/none" > "$scratch/without"
+check "the selected host table is the same with and without the component" cmp -s "$scratch/with" "$scratch/without"
+check "the host table is not empty" test -s "$scratch/with"
+
+# 4. The arithmetic and the work split, on the host; the life cycle.
+"$top/test/cuda_semantics"
+rc=$?
+check "cuda_semantics (rc $rc)" test $rc -eq 0
+
+# 5. The device programs.
+if [ $available = no ]; then
+    out=$("$top/test/cuda_conformance" 2>&1)
+    rc=$?
+    echo "$out" | tail -1
+    check "cuda_conformance skips without a GPU (rc $rc)" test $rc -eq 77
+    check "cuda_conformance says why it skips" matches "$out" "*skipped: *"
+    out=$("$top/test/cuda_bench" 2>&1)
+    rc=$?
+    echo "$out" | tail -1
+    check "cuda_bench skips without a GPU (rc $rc)" test $rc -eq 77
+    check "cuda_bench says why it skips" matches "$out" "*skipped: *"
+else
+    kernels=$("$info" --kernels --parsable 2>&1)
+    for slot in SUM:FLOAT MAX:DOUBLE SUM:BFLOAT16 PROD:C_DOUBLE_COMPLEX MAXLOC:FLOAT_INT BXOR:INT8 REPLACE:LONG_DOUBLE; do
+        check "cuda serves $slot on CUDA memory" matches "$kernels" "*kernel:cuda:$slot:2buf:cuda*"
+    done
+    check "cuda does not serve SUM:LONG_DOUBLE on CUDA memory" sh -c \
+        'case "$1" in *"kernel:cuda:SUM:LONG_DOUBLE:2buf:cuda"*) exit 1;; esac; exit 0' - "$kernels"
+    "$top/test/cuda_conformance"
+    rc=$?
+    check "cuda_conformance on the GPU (rc $rc)" test $rc -eq 0
+fi
+
+echo "cuda_component: $checks checks, $failures failed"
+[ $failures -eq 0 ]

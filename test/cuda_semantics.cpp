@@ -1,0 +1,311 @@
+// cuda_semantics.cpp — the cuda component's arithmetic and work splitting,
+// checked on the host: no GPU, no driver, no CUDA library needed (the CUDA
+// headers only). What it checks, against the base (the definition):
+//   1. float16 / bfloat16 narrowing as cuda_ops.h does it (__float2half_rn,
+//      __float2bfloat16_rn, host emulation) against base/storage.h's
+//      to_half / to_bfloat16, for a sample of floats that covers every
+//      exponent and the rounding boundaries (--exhaustive: all 2^32 floats);
+//      widening for all 2^16 patterns;
+//   2. every slot the GPU computes, at the lengths of the device test:
+//      the component's host path (host_kernel), and the device kernel's work
+//      items run one by one on the host (plan_for + work_item) in each of
+//      their modes (16-byte vectors with head and tail, scalar, byte-wise),
+//      2-buffer, 3-buffer and 3-buffer with out = in1; inputs must stay
+//      unchanged and bytes around the output untouched;
+//   3. the life cycle: opf_finalize and opf_init three times with the
+//      components of the component path (the cuda component, and the CUDA
+//      runtime linked into it, unload and load again), host reductions
+//      in between.
+// What it cannot check is the device's own instructions (cvt.rn.f16.f32,
+// cvt.rn.bf16.f32, add/mul.rn, 16-byte loads): test/cuda_conformance does
+// that on a GPU.
+//
+// Usage: cuda_semantics [--seed N] [--exhaustive] [-v]
+#include <opframe/introspect.h>
+#include <opframe/opframe.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test/cuda_testdata.h"
+
+namespace {
+
+using namespace cuda_test;
+namespace oc = opf_cuda;
+namespace ob = opf::base;
+
+int failures = 0;
+long long checks = 0;
+bool verbose = false;
+
+void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void fail(const char *fmt, ...)
+{
+    ++failures;
+    if (failures > 50) return;
+    va_list ap;
+    va_start(ap, fmt);
+    std::fputs("FAIL: ", stdout);
+    std::vprintf(fmt, ap);
+    std::fputc('\n', stdout);
+    va_end(ap);
+}
+
+// ---- 1. conversions ---------------------------------------------------------------
+bool half_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
+bool bf16_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }
+
+void check_float(uint32_t u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    const uint16_t h = oc::narrow<oc::Half>(f).bits, hb = ob::to_half(f).bits;
+    if (h != hb && !(half_nan(h) && half_nan(hb)))
+        fail("float 0x%08" PRIx32 " -> half: cuda 0x%04x, base 0x%04x", u, h, hb);
+    const uint16_t b = oc::narrow<oc::BFloat16>(f).bits, bb = ob::to_bfloat16(f).bits;
+    if (b != bb && !(bf16_nan(b) && bf16_nan(bb)))
+        fail("float 0x%08" PRIx32 " -> bfloat16: cuda 0x%04x, base 0x%04x", u, b, bb);
+    checks += 2;
+}
+
+void check_conversions(bool exhaustive, Rng &rng)
+{
+    const auto start = std::chrono::steady_clock::now();
+    long long before = checks;
+    for (uint32_t h = 0; h < 0x10000; ++h) {
+        const float x = oc::to_float(oc::Half{uint16_t(h)}), y = ob::to_float(ob::Half{uint16_t(h)});
+        const float bx = oc::to_float(oc::BFloat16{uint16_t(h)}), by = ob::to_float(ob::BFloat16{uint16_t(h)});
+        if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("half 0x%04x -> float differs", h);
+        if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("bfloat16 0x%04x -> float differs", h);
+        checks += 2;
+    }
+    if (exhaustive) {
+        for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u));
+    } else {
+        // Per exponent (both signs): the low 16 mantissa patterns, the top
+        // ones, every rounding boundary of half and bfloat16 (halfway +- 1),
+        // and random mantissas.
+        for (uint32_t sign = 0; sign < 2; ++sign)
+            for (uint32_t exp = 0; exp < 256; ++exp) {
+                const uint32_t top = sign << 31 | exp << 23;
+                for (uint32_t m = 0; m < 16; ++m) check_float(top | m), check_float(top | (0x7fffff - m));
+                for (uint32_t k = 0; k < 1024; ++k) {
+                    const uint32_t h = k << 13, b = (k & 0x7f) << 16;
+                    for (int d = -1; d <= 1; ++d) {
+                        check_float(top | ((h | 0x1000) + d));   // half tie +- 1 ulp (13 dropped bits)
+                        check_float(top | ((b | 0x8000) + d));   // bfloat16 tie +- 1 ulp (16 dropped bits)
+                    }
+                    check_float(top | (h | 0x1fff));
+                    check_float(top | uint32_t(rng.next() & 0x7fffff));
+                }
+                for (uint32_t s = 0; s < 24; ++s) check_float(top | (1u << s)), check_float(top | ((1u << s) - 1));
+            }
+        for (int i = 0; i < 1 << 24; ++i) check_float(uint32_t(rng.next()));
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("conversions: %lld checks (%s) in %.1f s\n", checks - before,
+                exhaustive ? "every float" : "sampled; --exhaustive for every float", s);
+}
+
+// ---- 2. slots ---------------------------------------------------------------------
+// Runs the kernel's work items on the host; returns the plan mode used.
+using EmulateFn = int (*)(const void *, const void *, void *, int64_t);
+using HostFn = void (*)(const void *, const void *, void *, int64_t);
+
+template <class Op, class T> int emulate(const void *a, const void *b, void *o, int64_t n)
+{
+    const oc::Plan p = oc::plan_for<T>(a, b, o, n);
+    for (int64_t i = 0; i < p.total; ++i)
+        oc::work_item<Op, T>(static_cast<const unsigned char *>(a), static_cast<const unsigned char *>(b),
+                             static_cast<unsigned char *>(o), p, i);
+    return p.mode;
+}
+
+struct SlotFns {
+    EmulateFn emulate = nullptr;
+    HostFn host = nullptr;
+    int align = 1;
+};
+template <std::size_t O, std::size_t K> constexpr SlotFns slot_fns()
+{
+    using Op = oc::at_t<O, oc::Ops>;
+    using T = oc::at_t<K, oc::KernelTypes>;
+    if constexpr (oc::gpu_computes<Op, T>) return {&emulate<Op, T>, &oc::host_kernel<Op, T>, int(alignof(T))};
+    else return {};
+}
+template <std::size_t O, std::size_t... K> constexpr std::array<SlotFns, OPF_KT_COUNT> row(std::index_sequence<K...>)
+{
+    return {slot_fns<O, K>()...};
+}
+template <std::size_t... O> constexpr auto table(std::index_sequence<O...>)
+{
+    return std::array<std::array<SlotFns, OPF_KT_COUNT>, OPF_OPID_COUNT>{row<O>(std::make_index_sequence<OPF_KT_COUNT>{})...};
+}
+constexpr auto slots = table(std::make_index_sequence<OPF_OPID_COUNT>{});
+
+const char *mode_name(int m) { return m == oc::kVector ? "vector" : m == oc::kScalar ? "scalar" : "bytes"; }
+
+// Buffers placed at chosen byte offsets from 64-byte aligned storage, with
+// guard bytes around.
+struct Buffer {
+    std::vector<unsigned char> store;
+    unsigned char *p = nullptr;
+    std::size_t bytes = 0;
+    Buffer(std::size_t n_bytes, std::size_t offset) : store(n_bytes + offset + 256, 0xa5), bytes(n_bytes)
+    {
+        auto base = reinterpret_cast<uintptr_t>(store.data());
+        p = reinterpret_cast<unsigned char *>((base + 63) / 64 * 64 + offset + 64);
+    }
+    bool guards_intact() const
+    {
+        for (const unsigned char *q = store.data(); q < p; ++q)
+            if (*q != 0xa5) return false;
+        for (const unsigned char *q = p + bytes; q < store.data() + store.size(); ++q)
+            if (*q != 0xa5) return false;
+        return true;
+    }
+};
+
+void check_slot(int op, int kt, uint64_t seed, int mode_hits[3])
+{
+    const SlotFns &fns = slots[op][kt];
+    opf_kernel2_fn *base2 = nullptr;
+    opf_kernel3_fn *base3 = nullptr;
+    if (opf_slot_kernels(op, kt, "base", 1, &base2, &base3) != OPF_SUCCESS || !base3) {
+        fail("%s %s: the base has no kernel: %s", ob::op_names[op], ob::kernel_type_names[kt], opf_last_error());
+        return;
+    }
+    const std::size_t ext = std::size_t(opf_kernel_type_extent(kt));
+    // Byte offsets of (in1, in2, out): same phase (vector), same phase one
+    // element in (vector with a head), different phases (scalar), an odd
+    // address (bytes, for types aligned to more than one byte).
+    struct Layout { std::size_t a, b, o; };
+    std::vector<Layout> layouts = {{0, 0, 0}, {ext, ext, ext}, {0, ext, 2 * ext}, {ext, 0, 3 * ext},
+                                   {std::size_t(fns.align), 0, 0}};
+    if (fns.align > 1) layouts.push_back({1, 0, 0}), layouts.push_back({0, 0, std::size_t(fns.align) + 1});
+    for (int64_t n : lengths) {
+        const std::size_t bytes = std::size_t(n) * ext;
+        Rng rng(derive_seed(seed, op, kt, uint64_t(n)));
+        std::vector<unsigned char> a0(bytes + 1), b0(bytes + 1), expect3(bytes + 1), expect_alias(bytes + 1);
+        fill(kt, a0.data(), b0.data(), n, rng);
+        base3(a0.data(), b0.data(), expect3.data(), n);
+        for (std::size_t li = 0; li < layouts.size(); ++li) {
+            const Layout &L = layouts[li];
+            for (int form = 0; form < 3; ++form) {   // 2-buffer, 3-buffer, 3-buffer with out = in1
+                for (int path = 0; path < 2; ++path) {   // device work items, host path
+                    Buffer A(bytes, L.a), B(bytes, L.b), O(bytes, L.o);
+                    std::memcpy(A.p, a0.data(), bytes);
+                    std::memcpy(B.p, b0.data(), bytes);
+                    unsigned char *out = form == 0 ? B.p : form == 1 ? O.p : A.p;
+                    int mode = -1;
+                    if (path == 0) mode = fns.emulate(A.p, B.p, out, n);
+                    else fns.host(A.p, B.p, out, n);
+                    if (mode >= 0 && n > 0) ++mode_hits[mode];
+                    ++checks;
+                    const opf_count_t bad = first_difference(kt, out, expect3.data(), n);
+                    const char *what = form == 0 ? "2-buffer" : form == 1 ? "3-buffer" : "3-buffer out=in1";
+                    if (bad >= 0) {
+                        fail("%s %s n=%lld %s %s (offsets %zu/%zu/%zu%s%s): element %lld differs from the base",
+                             ob::op_names[op], ob::kernel_type_names[kt], (long long)n, what,
+                             path == 0 ? "kernel work items" : "host path", L.a, L.b, L.o, mode >= 0 ? ", " : "",
+                             mode >= 0 ? mode_name(mode) : "", (long long)bad);
+                        continue;
+                    }
+                    const bool in1_kept = form == 2 || std::memcmp(A.p, a0.data(), bytes) == 0;
+                    const bool in2_kept = form == 0 || std::memcmp(B.p, b0.data(), bytes) == 0;
+                    if (!in1_kept || !in2_kept || !A.guards_intact() || !B.guards_intact() || !O.guards_intact())
+                        fail("%s %s n=%lld %s %s: an input changed or a guard byte was written", ob::op_names[op],
+                             ob::kernel_type_names[kt], (long long)n, what, path == 0 ? "kernel work items" : "host path");
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+    bool exhaustive = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
+        else if (arg == "--exhaustive") exhaustive = true;
+        else if (arg == "-v") verbose = true;
+        else {
+            std::fprintf(stderr, "usage: %s [--seed N] [--exhaustive] [-v]\n", argv[0]);
+            return 2;
+        }
+    }
+    std::printf("seed=%" PRIu64 "\n", seed);
+    Rng rng(seed);
+    check_conversions(exhaustive, rng);
+
+    int n_slots = 0;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            if (!slots[op][kt].host) continue;
+            if (!opf_slot_exists(op, kt)) {
+                fail("%s %s: computed by the cuda component but not a slot of the base", ob::op_names[op],
+                     ob::kernel_type_names[kt]);
+                continue;
+            }
+            int hits[3] = {0, 0, 0};
+            const int before = failures;
+            check_slot(op, kt, seed, hits);
+            ++n_slots;
+            // Every mode the slot's type allows must have been exercised.
+            const std::size_t ext = std::size_t(opf_kernel_type_extent(kt));
+            if (16 % ext == 0 && !hits[oc::kVector]) fail("%s %s: vector mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
+            if (!hits[oc::kScalar]) fail("%s %s: scalar mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
+            if (slots[op][kt].align > 1 && !hits[oc::kBytes])
+                fail("%s %s: byte mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
+            if (verbose)
+                std::printf("%-7s %-16s vector %d, scalar %d, bytes %d runs%s\n", ob::op_names[op],
+                            ob::kernel_type_names[kt], hits[0], hits[1], hits[2], failures > before ? "  FAILED" : "");
+        }
+    // The slots the GPU must compute (DESIGN: every slot it can do exactly).
+    int expected = 0;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            if (op == OPF_OPID_REPLACE || op == OPF_OPID_NO_OP || !opf_slot_exists(op, kt)) continue;
+            const bool exotic = kt == OPF_KT_INT128 || kt == OPF_KT_LONG_DOUBLE || kt == OPF_KT_FLOAT128 ||
+                                kt == OPF_KT_C_LONG_DOUBLE_COMPLEX || kt == OPF_KT_LONG_DOUBLE_INT;
+            if (exotic) continue;
+            ++expected;
+            if (!slots[op][kt].host)
+                fail("%s %s: a slot the GPU can compute exactly has no cuda kernel", ob::op_names[op],
+                     ob::kernel_type_names[kt]);
+        }
+    std::printf("slots: %d computed (of %d expected), %lld checks in all, %d failed\n", n_slots, expected, checks,
+                failures);
+
+    for (int cycle = 0; cycle < 3; ++cycle) {
+        ++checks;
+        if (opf_finalize() != OPF_SUCCESS || opf_init() != OPF_SUCCESS) {
+            fail("life cycle %d: opf_finalize / opf_init failed: %s", cycle, opf_last_error());
+            break;
+        }
+        float x[5] = {1, 2, 3, 4, 5}, y[5] = {10, 20, 30, 40, 50};
+        int32_t i1[3] = {INT32_MAX, -1, 7}, i2[3] = {1, 1, 0};
+        if (opf_reduce_local(x, y, 5, OPF_FLOAT, OPF_SUM) != OPF_SUCCESS || y[0] != 11 || y[4] != 55 ||
+            opf_reduce_local(i1, i2, 3, OPF_INT32_T, OPF_SUM) != OPF_SUCCESS || i2[0] != INT32_MIN || i2[1] != 0)
+            fail("life cycle %d: a host reduction failed or was wrong: %s", cycle, opf_last_error());
+        for (int c = 0; c < opf_component_count(); ++c) {
+            opf_component_info_t info;
+            if (cycle == 0 && opf_component_describe(c, &info) == OPF_SUCCESS)
+                std::printf("component %s: %s\n", info.name, info.status);
+        }
+    }
+    std::printf("life cycle: 3 x opf_finalize + opf_init, host reductions %s\n", failures ? "checked" : "ok");
+    std::printf("cuda_semantics: %s (rerun with --seed %" PRIu64 ")\n", failures ? "FAILED" : "ok", seed);
+    return failures ? 1 : 0;
+}

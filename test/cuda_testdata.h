@@ -1,0 +1,154 @@
+// cuda_testdata.h — data and comparison shared by the cuda component's tests
+// (cuda_semantics.cpp on the host, cuda_conformance.cpp on a GPU): random
+// elements of every kernel type with adversarial values mixed in (NaN of
+// both signs and kinds, infinities, signed zeros, subnormals, extremes, equal
+// values for the MAX/MIN and MAXLOC/MINLOC tie rules), and the base's rule
+// for "the same result" (base/compare.h: any NaN matches any NaN, padding
+// ignored).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "base/compare.h"
+#include "base/type_list.h"
+#include "components/cuda/cuda_ops.h"
+
+namespace cuda_test {
+
+// splitmix64: a seed replays the same data.
+class Rng {
+public:
+    explicit Rng(uint64_t seed) : state_(seed) {}
+    uint64_t next()
+    {
+        uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+    uint64_t below(uint64_t n) { return next() % n; }
+    bool one_in(uint64_t n) { return below(n) == 0; }
+
+private:
+    uint64_t state_;
+};
+
+inline uint64_t derive_seed(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
+{
+    Rng r(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ (c * 0x165667b19e3779f9ULL));
+    r.next();
+    return r.next();
+}
+
+template <class T> void set(unsigned char *p, T v) { std::memcpy(p, &v, sizeof v); }
+
+// One value of a scalar type into p: random bits, or now and then a special.
+template <class T> void scalar(unsigned char *p, Rng &r)
+{
+    using namespace opf_cuda;
+    uint64_t bits = r.next();
+    std::memcpy(p, &bits, sizeof(T) < 8 ? sizeof(T) : 8);
+    if (!r.one_in(3)) return;
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+        static const uint16_t h[] = {0x0000, 0x8000, 0x7c00, 0xfc00, 0x7e00, 0xfe00, 0x7d01, 0x0001, 0x8001,
+                                     0x03ff, 0x0400, 0x7bff, 0xfbff, 0x3c00, 0xbc00, 0x3c01, 0x1400};
+        static const uint16_t b[] = {0x0000, 0x8000, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x0001, 0x8001,
+                                     0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x3f81, 0x3b80};
+        const uint16_t v = std::is_same_v<T, Half> ? h[r.below(sizeof h / 2)] : b[r.below(sizeof b / 2)];
+        set(p, v);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        using L = std::numeric_limits<T>;
+        const T specials[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),
+                              L::signaling_NaN(), L::denorm_min(), -L::denorm_min(), L::min(), -L::min(),
+                              L::max(), -L::max(), T(1), T(-1), T(1) + L::epsilon(), T(0.5), T(3)};
+        set(p, specials[r.below(sizeof specials / sizeof specials[0])]);
+    } else {
+        using L = std::numeric_limits<T>;
+        const T specials[] = {T(0), T(1), T(-1), L::min(), L::max(), T(L::max() - 1), T(2)};
+        set(p, specials[r.below(sizeof specials / sizeof specials[0])]);
+    }
+}
+
+// Elements of kernel type T for in1 (a) and in2 (b).
+template <class T> void fill_pair_of_arrays(unsigned char *a, unsigned char *b, int64_t n, Rng &r)
+{
+    using namespace opf_cuda;
+    for (int64_t i = 0; i < n; ++i) {
+        unsigned char *x = a + i * sizeof(T), *y = b + i * sizeof(T);
+        if constexpr (is_complex<T>) {
+            using R = decltype(T{}.re);
+            scalar<R>(x, r), scalar<R>(x + sizeof(R), r), scalar<R>(y, r), scalar<R>(y + sizeof(R), r);
+        } else if constexpr (is_pair<T>) {
+            using V = decltype(T{}.value);
+            using I = decltype(T{}.index);
+            std::memset(x, 0, sizeof(T));
+            std::memset(y, 0, sizeof(T));
+            scalar<V>(x + offsetof(T, value), r);
+            scalar<V>(y + offsetof(T, value), r);
+            if (r.one_in(3)) std::memcpy(y + offsetof(T, value), x + offsetof(T, value), sizeof(V));   // a tie
+            set(x + offsetof(T, index), I(r.below(4)));   // small indices: ties on the index too
+            set(y + offsetof(T, index), I(r.below(4)));
+            if (r.one_in(8)) set(x + offsetof(T, index), I(-1 - I(r.below(3))));
+        } else if constexpr (std::is_same_v<T, NotOnGpu>) {
+            (void)x, (void)y;
+        } else {
+            scalar<T>(x, r);
+            scalar<T>(y, r);
+            if (r.one_in(6)) std::memcpy(y, x, sizeof(T));   // equal operands (MAX/MIN ties)
+        }
+    }
+}
+
+// Random bytes (for the types the GPU does not compute: REPLACE / NO_OP only).
+inline void fill_bytes(unsigned char *p, std::size_t bytes, Rng &r)
+{
+    for (std::size_t i = 0; i < bytes; ++i) p[i] = (unsigned char)r.next();
+}
+
+// ---- dispatch by kernel type -----------------------------------------------------
+using FillFn = void (*)(unsigned char *, unsigned char *, int64_t, Rng &);
+using DiffFn = opf_count_t (*)(const void *, const void *, opf_count_t);
+
+template <std::size_t K> void fill_kt(unsigned char *a, unsigned char *b, int64_t n, Rng &r)
+{
+    using T = opf_cuda::at_t<K, opf_cuda::KernelTypes>;
+    if constexpr (std::is_same_v<T, opf_cuda::NotOnGpu>) {
+        const std::size_t bytes = std::size_t(n) * sizeof(opf::base::at_t<K, opf::base::KernelTypes>);
+        fill_bytes(a, bytes, r);
+        fill_bytes(b, bytes, r);
+    } else {
+        static_assert(sizeof(T) == sizeof(opf::base::at_t<K, opf::base::KernelTypes>), "layouts differ");
+        static_assert(alignof(T) == alignof(opf::base::at_t<K, opf::base::KernelTypes>), "layouts differ");
+        fill_pair_of_arrays<T>(a, b, n, r);
+    }
+}
+template <std::size_t... K> constexpr auto fill_table(std::index_sequence<K...>)
+{
+    return std::array<FillFn, sizeof...(K)>{&fill_kt<K>...};
+}
+template <std::size_t... K> constexpr auto diff_table(std::index_sequence<K...>)
+{
+    return std::array<DiffFn, sizeof...(K)>{&opf::base::first_difference<opf::base::at_t<K, opf::base::KernelTypes>>...};
+}
+inline void fill(int kt, unsigned char *a, unsigned char *b, int64_t n, Rng &r)
+{
+    static constexpr auto table = fill_table(std::make_index_sequence<OPF_KT_COUNT>{});
+    table[kt](a, b, n, r);
+}
+// First element where a and b differ by the base's rule, or -1.
+inline opf_count_t first_difference(int kt, const void *a, const void *b, opf_count_t n)
+{
+    static constexpr auto table = diff_table(std::make_index_sequence<OPF_KT_COUNT>{});
+    return table[kt](a, b, n);
+}
+
+// The lengths every slot is checked at (DESIGN: edges around vector widths).
+inline constexpr int64_t lengths[] = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 1000, 4099};
+
+} // namespace cuda_test
