@@ -1,0 +1,852 @@
+/*
+ * mca_op_opframe.c — an Open MPI "op" component that serves the predefined
+ * MPI_Ops with opframe's selected kernels.
+ *
+ * Dropped into Open MPI's component directory (or ~/.openmpi/components) as
+ * mca_op_opframe.so, it is loaded by every MPI process. At MPI_Init
+ * (init_query) it initialises opframe (opf_init) and builds, for each
+ * predefined op and each of Open MPI's op type slots (OMPI_OP_BASE_TYPE_*),
+ * the kernel of opframe's selected host table for the matching opframe
+ * kernel type (opf_slot_kernels). op_query then hands Open MPI one module per
+ * op whose 2-buffer (and 3-buffer) function pointers are small trampolines
+ * that call those kernels. MPI_Reduce_local, the collectives' reductions
+ * and the one-sided accumulates all go through them.
+ *
+ * A slot is offered only where
+ *   - Open MPI's base defines a function for it (the op is valid on the type
+ *     by Open MPI's own rules: the bridge never widens or narrows them, and
+ *     Open MPI's op selection insists on the same NULL pattern as the base);
+ *   - the slot maps to an opframe kernel type of the same element size and
+ *     the same arithmetic as the C type Open MPI's base uses for it;
+ *   - opframe's selected table has a kernel there.
+ * Everything else stays with Open MPI (op/avx or its base).
+ *
+ * Failure never breaks MPI_Init: if opf_init fails or opframe finds no
+ * run-time component (a broken install), init_query disqualifies the
+ * component and Open MPI's own kernels are used.
+ *
+ * Each module keeps the functions it replaced (op/avx's or the base's):
+ * op_opframe_enable=false, also written at run time through MPI_T, passes
+ * every call to them, so one run can time both. op_opframe_calls (MPI_T)
+ * counts the calls opframe served.
+ *
+ * Two defects of Open MPI 4.1.x are worked around here:
+ *   - ompi_op_base_op_select releases the 2-buffer slot's module when it
+ *     installs a 3-buffer function; opm_enable retains our module once more
+ *     per 3-buffer function it is about to install, so the count never drops
+ *     to zero while the op still points at the module.
+ *   - MPI_Finalize never closes the op framework, so close() may never run:
+ *     nothing here depends on it (opframe stays initialised until exit).
+ */
+#include "ompi_config.h"
+
+#include <float.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "opal/class/opal_object.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/util/output.h"
+#include "ompi/constants.h"
+#include "ompi/op/op.h"
+#include "ompi/mca/op/op.h"
+#include "ompi/mca/op/base/base.h"
+#include "ompi/mca/op/base/functions.h"
+
+#include <opframe/introspect.h>
+
+#define OPF_BRIDGE_MAX_TIERS 8
+#define OPF_BRIDGE_SLOTS 48 /* trampolines generated below; >= OMPI_OP_BASE_TYPE_MAX */
+
+#if OMPI_OP_BASE_TYPE_MAX > OPF_BRIDGE_SLOTS
+#error "this Open MPI has more op type slots than the bridge has trampolines"
+#endif
+
+/* ---- parameters ------------------------------------------------------------ */
+
+static int bridge_priority = 75;              /* op/avx uses 50 */
+static char *bridge_params = NULL;            /* "name=value;..." for opframe */
+static bool bridge_require_components = true;
+static bool bridge_base_kernels = true;
+static bool bridge_enable = true;             /* MPI_T-settable: false passes calls through */
+static unsigned long long bridge_calls = 0;   /* read-only: kernel calls so far */
+static int bridge_slots = 0;                  /* read-only: 2-buffer functions offered */
+static char *bridge_opframe_version = NULL;   /* read-only */
+
+/* ---- the table built at init_query ----------------------------------------- */
+
+typedef struct {
+    opf_count_t min_count;
+    opf_kernel2_fn *fn;
+} tier2_t;
+
+typedef struct {
+    opf_count_t min_count;
+    opf_kernel3_fn *fn;
+} tier3_t;
+
+/* What a trampoline needs for one (op, slot): the kernel, or, when opframe
+ * serves the slot with size tiers, the tiers (ascending min_count, the first
+ * one from count 0). */
+typedef struct {
+    opf_kernel2_fn *fn2;
+    opf_kernel3_fn *fn3;
+    const tier2_t *tiers2;
+    const tier3_t *tiers3;
+    int ntiers2, ntiers3;
+    /* Bytes between elements, and, when Open MPI's type ends before that
+     * (MPI_DOUBLE_INT: 12 of 16 bytes), the bytes of the last element that
+     * exist in Open MPI's buffers; 0 when the whole element does. */
+    unsigned ext, tail;
+    /* x87 long doubles per element (0, 1 or 2) whose 6 padding bytes the
+     * kernel leaves undefined; the bridge zeroes them. */
+    unsigned ldpad;
+    /* tail || ldpad: the call takes the slow path */
+    bool fixup;
+} bridge_slot_t;
+
+static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
+static bool bridge_available = false;
+static bool bridge_opf_initialized_here = false;
+static int bridge_live_modules = 0;
+
+/* ---- the module -------------------------------------------------------------- */
+
+typedef struct {
+    ompi_op_base_module_t super;
+    bridge_slot_t slot[OPF_BRIDGE_SLOTS];
+    /* What Open MPI had installed before us (op/avx's or the base's), with
+     * its module: op_opframe_enable=false calls these instead. */
+    ompi_op_base_handler_fn_t prev_fn2[OPF_BRIDGE_SLOTS];
+    ompi_op_base_3buff_handler_fn_t prev_fn3[OPF_BRIDGE_SLOTS];
+    ompi_op_base_module_t *prev_mod2[OPF_BRIDGE_SLOTS];
+    ompi_op_base_module_t *prev_mod3[OPF_BRIDGE_SLOTS];
+} mca_op_opframe_module_t;
+
+static void module_construct(mca_op_opframe_module_t *m)
+{
+    memset(m->slot, 0, sizeof(m->slot));
+    memset(m->prev_fn2, 0, sizeof(m->prev_fn2));
+    memset(m->prev_fn3, 0, sizeof(m->prev_fn3));
+    memset(m->prev_mod2, 0, sizeof(m->prev_mod2));
+    memset(m->prev_mod3, 0, sizeof(m->prev_mod3));
+    ++bridge_live_modules;
+}
+
+static void module_destruct(mca_op_opframe_module_t *m)
+{
+    for (int s = 0; s < OPF_BRIDGE_SLOTS; ++s) {
+        if (m->prev_mod2[s] != NULL) OBJ_RELEASE(m->prev_mod2[s]);
+        if (m->prev_mod3[s] != NULL) OBJ_RELEASE(m->prev_mod3[s]);
+    }
+    --bridge_live_modules;
+}
+
+OBJ_CLASS_INSTANCE(mca_op_opframe_module_t, ompi_op_base_module_t, module_construct, module_destruct);
+
+/* ---- trampolines: Open MPI's signatures onto opframe's kernels ---------------- */
+
+/* op_opframe_calls: a relaxed load and store, not a locked add (which costs
+ * as much as a small kernel). Exact in one thread; reductions running in
+ * several threads at once may lose counts. */
+static inline void count_call(void)
+{
+    __atomic_store_n(&bridge_calls, __atomic_load_n(&bridge_calls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+static inline opf_kernel2_fn *pick2(const bridge_slot_t *s, opf_count_t n)
+{
+    if (__builtin_expect(s->tiers2 == NULL, 1)) return s->fn2;
+    for (int i = s->ntiers2 - 1; i > 0; --i)
+        if (n >= s->tiers2[i].min_count) return s->tiers2[i].fn;
+    return s->tiers2[0].fn;
+}
+
+static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
+{
+    if (__builtin_expect(s->tiers3 == NULL, 1)) return s->fn3;
+    for (int i = s->ntiers3 - 1; i > 0; --i)
+        if (n >= s->tiers3[i].min_count) return s->tiers3[i].fn;
+    return s->tiers3[0].fn;
+}
+
+/* Two differences between what opframe's kernels touch and what Open MPI
+ * expects, both on types with padding, both handled off the fast path:
+ *  - opframe's kernels move whole elements, padding included; Open MPI sizes
+ *    its temporary buffers by the type's span, (count - 1) * extent + true
+ *    extent, so the last MPI_DOUBLE_INT of a buffer may have 12 bytes, not
+ *    16. Such slots reduce the last element through a local copy.
+ *  - an x87 long double is 10 bytes in a 16-byte slot; opframe stores all 16
+ *    from a register spill, so 6 bytes per long double are undefined (stack
+ *    contents that would then travel over the network; valgrind reports
+ *    them). The bridge zeroes them. */
+#define BRIDGE_BOUNCE_MAX 64
+#define X87_BYTES 10
+
+static void zero_ld_padding(const bridge_slot_t *s, void *out, opf_count_t n)
+{
+    unsigned char *p = out;
+    for (opf_count_t i = 0; i < n; ++i, p += s->ext)
+        for (unsigned j = 0; j < s->ldpad; ++j)
+            memset(p + j * sizeof(long double) + X87_BYTES, 0, sizeof(long double) - X87_BYTES);
+}
+
+static void slow2(const bridge_slot_t *s, opf_kernel2_fn *fn, const void *in, void *inout, opf_count_t n)
+{
+    if (n <= 0) return;
+    if (s->tail == 0) {
+        fn(in, inout, n);
+    } else {
+        unsigned char a[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
+        unsigned char b[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
+        const size_t off = (size_t)(n - 1) * s->ext;
+        if (n > 1) fn(in, inout, n - 1);
+        memcpy(a, (const unsigned char *)in + off, s->tail);
+        memcpy(b, (unsigned char *)inout + off, s->tail);
+        fn(a, b, 1);
+        memcpy((unsigned char *)inout + off, b, s->tail);
+    }
+    if (s->ldpad) zero_ld_padding(s, inout, n);
+}
+
+static void slow3(const bridge_slot_t *s, opf_kernel3_fn *fn, const void *in1, const void *in2, void *out,
+                  opf_count_t n)
+{
+    if (n <= 0) return;
+    if (s->tail == 0) {
+        fn(in1, in2, out, n);
+    } else {
+        unsigned char a[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
+        unsigned char b[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
+        const size_t off = (size_t)(n - 1) * s->ext;
+        if (n > 1) fn(in1, in2, out, n - 1);
+        memcpy(a, (const unsigned char *)in1 + off, s->tail);
+        memcpy(b, (const unsigned char *)in2 + off, s->tail);
+        fn(a, b, b, 1);
+        memcpy((unsigned char *)out + off, b, s->tail);
+    }
+    if (s->ldpad) zero_ld_padding(s, out, n);
+}
+
+/* Open MPI hands *count elements of the slot's C type (it resolves derived
+ * types to their single predefined type before calling), inout = in op inout
+ * for 2 buffers and out = in1 op in2 for 3: the same contract as opframe's
+ * kernels. */
+#define BRIDGE_TRAMPOLINES(S)                                                                    \
+    static void bridge_fn2_##S(const void *in, void *inout, int *count,                          \
+                               struct ompi_datatype_t **dtype, struct ompi_op_base_module_1_0_0_t *module) \
+    {                                                                                            \
+        const mca_op_opframe_module_t *m = (const mca_op_opframe_module_t *)module;             \
+        const bridge_slot_t *s = &m->slot[S];                                                    \
+        const opf_count_t n = *count;                                                            \
+        if (__builtin_expect(!__atomic_load_n(&bridge_enable, __ATOMIC_RELAXED), 0) &&           \
+            m->prev_fn2[S] != NULL) {                                                            \
+            m->prev_fn2[S](in, inout, count, dtype, m->prev_mod2[S]);                            \
+            return;                                                                              \
+        }                                                                                        \
+        count_call();                                                                            \
+        if (__builtin_expect(s->fixup, 0)) {                                                     \
+            slow2(s, pick2(s, n), in, inout, n);                                                 \
+            return;                                                                              \
+        }                                                                                        \
+        pick2(s, n)(in, inout, n);                                                               \
+    }                                                                                            \
+    static void bridge_fn3_##S(const void *in1, const void *in2, void *out, int *count,          \
+                               struct ompi_datatype_t **dtype, struct ompi_op_base_module_1_0_0_t *module) \
+    {                                                                                            \
+        const mca_op_opframe_module_t *m = (const mca_op_opframe_module_t *)module;             \
+        const bridge_slot_t *s = &m->slot[S];                                                    \
+        const opf_count_t n = *count;                                                            \
+        if (__builtin_expect(!__atomic_load_n(&bridge_enable, __ATOMIC_RELAXED), 0) &&           \
+            m->prev_fn3[S] != NULL) {                                                            \
+            m->prev_fn3[S](in1, in2, out, count, dtype, m->prev_mod3[S]);                        \
+            return;                                                                              \
+        }                                                                                        \
+        count_call();                                                                            \
+        if (__builtin_expect(s->fixup, 0)) {                                                     \
+            slow3(s, pick3(s, n), in1, in2, out, n);                                             \
+            return;                                                                              \
+        }                                                                                        \
+        pick3(s, n)(in1, in2, out, n);                                                           \
+    }
+
+#define BRIDGE_FOR_EACH_SLOT(X)                                                                  \
+    X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)       \
+    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)  \
+    X(31) X(32) X(33) X(34) X(35) X(36) X(37) X(38) X(39) X(40) X(41) X(42) X(43) X(44) X(45)  \
+    X(46) X(47)
+
+BRIDGE_FOR_EACH_SLOT(BRIDGE_TRAMPOLINES)
+
+#define BRIDGE_FN2_ENTRY(S) bridge_fn2_##S,
+#define BRIDGE_FN3_ENTRY(S) bridge_fn3_##S,
+static const ompi_op_base_handler_fn_t bridge_fn2[OPF_BRIDGE_SLOTS] = {BRIDGE_FOR_EACH_SLOT(BRIDGE_FN2_ENTRY)};
+static const ompi_op_base_3buff_handler_fn_t bridge_fn3[OPF_BRIDGE_SLOTS] = {BRIDGE_FOR_EACH_SLOT(BRIDGE_FN3_ENTRY)};
+
+/* ---- Open MPI op type slots -> opframe kernel types ------------------------------ */
+
+static int sint_kt(size_t size)
+{
+    switch (size) {
+    case 1: return OPF_KT_INT8;
+    case 2: return OPF_KT_INT16;
+    case 4: return OPF_KT_INT32;
+    case 8: return OPF_KT_INT64;
+    case 16: return OPF_KT_INT128;
+    default: return -1;
+    }
+}
+
+static int uint_kt(size_t size)
+{
+    switch (size) {
+    case 1: return OPF_KT_UINT8;
+    case 2: return OPF_KT_UINT16;
+    case 4: return OPF_KT_UINT32;
+    case 8: return OPF_KT_UINT64;
+    default: return -1;
+    }
+}
+
+/* Fortran REAL kinds Open MPI computes as float / double. */
+static int real_kt(size_t size)
+{
+    switch (size) {
+    case 4: return OPF_KT_FLOAT;
+    case 8: return OPF_KT_DOUBLE;
+    default: return -1;
+    }
+}
+
+static int real_pair_kt(size_t size)
+{
+    switch (size) {
+    case 4: return OPF_KT_2FLOAT;
+    case 8: return OPF_KT_2DOUBLE;
+    default: return -1;
+    }
+}
+
+/* The C layouts Open MPI's base uses for the value-index pairs. */
+typedef struct { float v; int k; } pair_float_int_t;
+typedef struct { double v; int k; } pair_double_int_t;
+typedef struct { long v; int k; } pair_long_int_t;
+typedef struct { int v; int k; } pair_2int_t;
+typedef struct { short v; int k; } pair_short_int_t;
+typedef struct { long double v; int k; } pair_long_double_int_t;
+
+/* The opframe kernel type serving Open MPI slot `slot`, and the size of one
+ * element of the C type Open MPI's base computes on; -1 if none. */
+static int slot_kernel_type(int slot, size_t *size, const char **name)
+{
+#define SLOT(S, SIZE, KT) case OMPI_OP_BASE_TYPE_##S: *name = #S; *size = (SIZE); return (KT)
+    switch (slot) {
+    SLOT(INT8_T, 1, OPF_KT_INT8);
+    SLOT(UINT8_T, 1, OPF_KT_UINT8);
+    SLOT(INT16_T, 2, OPF_KT_INT16);
+    SLOT(UINT16_T, 2, OPF_KT_UINT16);
+    SLOT(INT32_T, 4, OPF_KT_INT32);
+    SLOT(UINT32_T, 4, OPF_KT_UINT32);
+    SLOT(INT64_T, 8, OPF_KT_INT64);
+    SLOT(UINT64_T, 8, OPF_KT_UINT64);
+    SLOT(INTEGER, OMPI_SIZEOF_FORTRAN_INTEGER, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER));
+    SLOT(INTEGER1, OMPI_SIZEOF_FORTRAN_INTEGER1, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER1));
+    SLOT(INTEGER2, OMPI_SIZEOF_FORTRAN_INTEGER2, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER2));
+    SLOT(INTEGER4, OMPI_SIZEOF_FORTRAN_INTEGER4, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER4));
+    SLOT(INTEGER8, OMPI_SIZEOF_FORTRAN_INTEGER8, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER8));
+    SLOT(INTEGER16, OMPI_SIZEOF_FORTRAN_INTEGER16, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER16));
+    SLOT(FLOAT, sizeof(float), OPF_KT_FLOAT);
+    SLOT(DOUBLE, sizeof(double), OPF_KT_DOUBLE);
+    SLOT(REAL, OMPI_SIZEOF_FORTRAN_REAL, real_kt(OMPI_SIZEOF_FORTRAN_REAL));
+    /* REAL2: Open MPI has no half-precision arithmetic of its own to match. */
+    SLOT(REAL2, 2, -1);
+    SLOT(REAL4, OMPI_SIZEOF_FORTRAN_REAL4, real_kt(OMPI_SIZEOF_FORTRAN_REAL4));
+    SLOT(REAL8, OMPI_SIZEOF_FORTRAN_REAL8, real_kt(OMPI_SIZEOF_FORTRAN_REAL8));
+#if OMPI_HAVE_FORTRAN_REAL16 && OMPI_REAL16_MATCHES_C
+    /* Open MPI computes REAL16 as ompi_fortran_real16_t, which is C's long
+     * double where it "matches C" (x86-64: the 80-bit x87 format; MPI_REAL16
+     * even shares MPI_LONG_DOUBLE's type id there). Serve it only then. */
+    SLOT(REAL16, sizeof(long double),
+         _Generic((ompi_fortran_real16_t)0, long double: OPF_KT_LONG_DOUBLE, default: -1));
+#else
+    SLOT(REAL16, 16, -1);
+#endif
+    SLOT(DOUBLE_PRECISION, OMPI_SIZEOF_FORTRAN_DOUBLE_PRECISION, real_kt(OMPI_SIZEOF_FORTRAN_DOUBLE_PRECISION));
+    SLOT(LONG_DOUBLE, sizeof(long double), OPF_KT_LONG_DOUBLE);
+    /* Fortran LOGICAL (4 bytes here) and C bool (1 byte): LAND/LOR/LXOR take
+     * non-zero as true and give 1 or 0 in both Open MPI and opframe. */
+    SLOT(LOGICAL, OMPI_SIZEOF_FORTRAN_LOGICAL, sint_kt(OMPI_SIZEOF_FORTRAN_LOGICAL));
+    SLOT(BOOL, sizeof(bool), uint_kt(sizeof(bool)));
+    SLOT(C_FLOAT_COMPLEX, sizeof(float _Complex), OPF_KT_C_FLOAT_COMPLEX);
+    SLOT(C_DOUBLE_COMPLEX, sizeof(double _Complex), OPF_KT_C_DOUBLE_COMPLEX);
+    SLOT(C_LONG_DOUBLE_COMPLEX, sizeof(long double _Complex), OPF_KT_C_LONG_DOUBLE_COMPLEX);
+    SLOT(BYTE, 1, OPF_KT_UINT8);
+    SLOT(2REAL, 2 * OMPI_SIZEOF_FORTRAN_REAL, real_pair_kt(OMPI_SIZEOF_FORTRAN_REAL));
+    SLOT(2DOUBLE_PRECISION, 2 * OMPI_SIZEOF_FORTRAN_DOUBLE_PRECISION,
+         real_pair_kt(OMPI_SIZEOF_FORTRAN_DOUBLE_PRECISION));
+    SLOT(2INTEGER, 2 * OMPI_SIZEOF_FORTRAN_INTEGER, OMPI_SIZEOF_FORTRAN_INTEGER == 4 ? OPF_KT_2INT : -1);
+    SLOT(FLOAT_INT, sizeof(pair_float_int_t), OPF_KT_FLOAT_INT);
+    SLOT(DOUBLE_INT, sizeof(pair_double_int_t), OPF_KT_DOUBLE_INT);
+    SLOT(LONG_INT, sizeof(pair_long_int_t), OPF_KT_LONG_INT);
+    SLOT(2INT, sizeof(pair_2int_t), OPF_KT_2INT);
+    SLOT(SHORT_INT, sizeof(pair_short_int_t), OPF_KT_SHORT_INT);
+    SLOT(LONG_DOUBLE_INT, sizeof(pair_long_double_int_t), OPF_KT_LONG_DOUBLE_INT);
+    SLOT(LONG, sizeof(long), sint_kt(sizeof(long)));
+    SLOT(UNSIGNED_LONG, sizeof(unsigned long), uint_kt(sizeof(unsigned long)));
+    SLOT(WCHAR, sizeof(wchar_t), (WCHAR_MIN < 0 ? sint_kt(sizeof(wchar_t)) : uint_kt(sizeof(wchar_t))));
+    default:
+        *name = "?";
+        *size = 0;
+        return -1;
+    }
+#undef SLOT
+}
+
+/* Bytes of one element up to the end of its last member: less than the
+ * element's size for the pairs whose struct ends in padding. */
+static size_t slot_true_extent(int slot, size_t size)
+{
+#define END(T) (offsetof(T, k) + sizeof(((T *)0)->k))
+    switch (slot) {
+    case OMPI_OP_BASE_TYPE_FLOAT_INT: return END(pair_float_int_t);
+    case OMPI_OP_BASE_TYPE_DOUBLE_INT: return END(pair_double_int_t);
+    case OMPI_OP_BASE_TYPE_LONG_INT: return END(pair_long_int_t);
+    case OMPI_OP_BASE_TYPE_2INT: return END(pair_2int_t);
+    case OMPI_OP_BASE_TYPE_SHORT_INT: return END(pair_short_int_t);
+    case OMPI_OP_BASE_TYPE_LONG_DOUBLE_INT: return END(pair_long_double_int_t);
+    default: return size;   /* scalars, complex and the Fortran pairs: no tail padding */
+    }
+#undef END
+}
+
+/* Long doubles per element of kernel type kt whose padding needs zeroing:
+ * only where long double is the 80-bit x87 format in a larger slot. */
+static unsigned x87_long_doubles(int kt)
+{
+#if LDBL_MANT_DIG == 64
+    if (sizeof(long double) <= X87_BYTES) return 0;
+    switch (kt) {
+    case OPF_KT_LONG_DOUBLE: case OPF_KT_LONG_DOUBLE_INT: return 1;
+    case OPF_KT_C_LONG_DOUBLE_COMPLEX: return 2;
+    default: return 0;
+    }
+#else
+    (void)kt;
+    return 0;
+#endif
+}
+
+/* Open MPI's Fortran op handles (= index in ompi_op_base_functions) ->
+ * opframe's op ids. */
+static int opf_op_id(int ompi_op)
+{
+    switch (ompi_op) {
+    case OMPI_OP_BASE_FORTRAN_MAX: return OPF_OPID_MAX;
+    case OMPI_OP_BASE_FORTRAN_MIN: return OPF_OPID_MIN;
+    case OMPI_OP_BASE_FORTRAN_SUM: return OPF_OPID_SUM;
+    case OMPI_OP_BASE_FORTRAN_PROD: return OPF_OPID_PROD;
+    case OMPI_OP_BASE_FORTRAN_LAND: return OPF_OPID_LAND;
+    case OMPI_OP_BASE_FORTRAN_BAND: return OPF_OPID_BAND;
+    case OMPI_OP_BASE_FORTRAN_LOR: return OPF_OPID_LOR;
+    case OMPI_OP_BASE_FORTRAN_BOR: return OPF_OPID_BOR;
+    case OMPI_OP_BASE_FORTRAN_LXOR: return OPF_OPID_LXOR;
+    case OMPI_OP_BASE_FORTRAN_BXOR: return OPF_OPID_BXOR;
+    case OMPI_OP_BASE_FORTRAN_MAXLOC: return OPF_OPID_MAXLOC;
+    case OMPI_OP_BASE_FORTRAN_MINLOC: return OPF_OPID_MINLOC;
+    /* REPLACE and NO_OP never go through Open MPI's op selection */
+    default: return -1;
+    }
+}
+
+/* ---- size tiers ---------------------------------------------------------------- */
+
+typedef void (*any_fn_t)(void);
+
+static any_fn_t probe(int op, int kt, int nbuf, opf_count_t count)
+{
+    opf_kernel2_fn *f2 = NULL;
+    opf_kernel3_fn *f3 = NULL;
+    if (opf_slot_kernels(op, kt, NULL, count, &f2, &f3) != OPF_SUCCESS) return NULL;
+    return nbuf == 2 ? (any_fn_t)f2 : (any_fn_t)f3;
+}
+
+/* opframe's selected kernel for a slot may change with the count (offers
+ * that serve only large counts). Each kernel serves one interval of counts,
+ * so the intervals over Open MPI's count range [0, INT_MAX] are found by
+ * bisection. Returns the number of intervals written (1: no tiers). */
+static int find_tiers(int op, int kt, int nbuf, opf_count_t *min_count, any_fn_t *fn)
+{
+    int n = 0;
+    opf_count_t start = 0;
+    any_fn_t cur = probe(op, kt, nbuf, 0);
+    const any_fn_t last = probe(op, kt, nbuf, INT_MAX);
+    for (;;) {
+        min_count[n] = start;
+        fn[n] = cur;
+        ++n;
+        if (cur == last || n == OPF_BRIDGE_MAX_TIERS) break;
+        opf_count_t lo = start, hi = INT_MAX; /* probe(lo) == cur, probe(hi) != cur */
+        while (hi - lo > 1) {
+            const opf_count_t mid = lo + (hi - lo) / 2;
+            if (probe(op, kt, nbuf, mid) == cur) lo = mid; else hi = mid;
+        }
+        start = hi;
+        cur = probe(op, kt, nbuf, hi);
+    }
+    return n;
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static void free_table(void)
+{
+    for (int op = 0; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op)
+        for (int s = 0; s < OPF_BRIDGE_SLOTS; ++s) {
+            free((void *)bridge_table[op][s].tiers2);
+            free((void *)bridge_table[op][s].tiers3);
+        }
+    memset(bridge_table, 0, sizeof(bridge_table));
+}
+
+static bool provider_is_base(int op, int kt, int nbuf)
+{
+    const char *small = opf_slot_provider(op, kt, nbuf, 1);
+    const char *large = opf_slot_provider(op, kt, nbuf, INT_MAX);
+    return small && large && strcmp(small, "base") == 0 && strcmp(large, "base") == 0;
+}
+
+static int build_table(void)
+{
+    const int out = ompi_op_base_framework.framework_output;
+    int n2 = 0, n3 = 0, ntiered = 0;
+    free_table();
+    for (int op = 1; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op) {
+        const int opf_op = opf_op_id(op);
+        if (opf_op < 0) continue;
+        for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
+            if (ompi_op_base_functions[op][s] == NULL) continue; /* not valid in Open MPI */
+            size_t size;
+            const char *name;
+            const int kt = slot_kernel_type(s, &size, &name);
+            if (kt < 0 || opf_kernel_type_extent(kt) != (int)size) {
+                opal_output_verbose(40, out, "op:opframe: %s %s: no opframe kernel type of %zu bytes; left to Open MPI",
+                                    opf_op_name(OPF_OP_HANDLE_(opf_op)), name, size);
+                continue;
+            }
+            opf_kernel2_fn *f2 = NULL;
+            opf_kernel3_fn *f3 = NULL;
+            if (opf_slot_kernels(opf_op, kt, NULL, 0, &f2, &f3) != OPF_SUCCESS || f2 == NULL) continue;
+            if (!bridge_base_kernels && provider_is_base(opf_op, kt, 2)) {
+                opal_output_verbose(40, out, "op:opframe: %s %s: opframe has only its base kernel; left to Open MPI",
+                                    opf_op_name(OPF_OP_HANDLE_(opf_op)), name);
+                continue;
+            }
+            const size_t tail = slot_true_extent(s, size);
+            if (tail < size && size > BRIDGE_BOUNCE_MAX) continue;
+            bridge_slot_t *e = &bridge_table[op][s];
+            e->ext = (unsigned)size;
+            e->tail = tail < size ? (unsigned)tail : 0;
+            e->ldpad = x87_long_doubles(kt);
+            e->fixup = e->tail != 0 || e->ldpad != 0;
+            opf_count_t mc[OPF_BRIDGE_MAX_TIERS];
+            any_fn_t fn[OPF_BRIDGE_MAX_TIERS];
+            int nt = find_tiers(opf_op, kt, 2, mc, fn);
+            e->fn2 = (opf_kernel2_fn *)fn[0];
+            if (nt > 1) {
+                tier2_t *t = malloc(sizeof(*t) * nt);
+                if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
+                for (int i = 0; i < nt; ++i) t[i] = (tier2_t){mc[i], (opf_kernel2_fn *)fn[i]};
+                e->tiers2 = t;
+                e->ntiers2 = nt;
+                ++ntiered;
+            }
+            ++n2;
+            if (ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL) {
+                nt = find_tiers(opf_op, kt, 3, mc, fn);
+                e->fn3 = (opf_kernel3_fn *)fn[0];
+                if (nt > 1) {
+                    tier3_t *t = malloc(sizeof(*t) * nt);
+                    if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
+                    for (int i = 0; i < nt; ++i) t[i] = (tier3_t){mc[i], (opf_kernel3_fn *)fn[i]};
+                    e->tiers3 = t;
+                    e->ntiers3 = nt;
+                }
+                ++n3;
+            }
+            if (opal_output_get_verbosity(out) >= 40) {
+                const char *p2 = opf_slot_provider(opf_op, kt, 2, 1);
+                const char *p3 = opf_slot_provider(opf_op, kt, 3, 1);
+                opal_output_verbose(40, out, "op:opframe: %s %s -> opframe %s: 2-buffer %s, 3-buffer %s%s",
+                                    opf_op_name(OPF_OP_HANDLE_(opf_op)), name, opf_kernel_type_name(kt),
+                                    p2 ? p2 : "-", e->fn3 ? (p3 ? p3 : "-") : "(Open MPI)",
+                                    e->tiers2 ? " (size tiers)" : "");
+            }
+        }
+    }
+    bridge_slots = n2;
+    opal_output_verbose(20, out, "op:opframe: serving %d 2-buffer and %d 3-buffer op/type slots (%d with size tiers)",
+                        n2, n3, ntiered);
+    return n2 > 0 ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
+}
+
+/* Hands "name=value;name=value" to opframe (API values: they beat
+ * OPF_MCA_* variables and opframe's files). */
+static void apply_opframe_params(const char *list)
+{
+    const int out = ompi_op_base_framework.framework_output;
+    if (list == NULL || list[0] == '\0') return;
+    char *copy = strdup(list);
+    if (copy == NULL) return;
+    char *save = NULL;
+    for (char *item = strtok_r(copy, ";", &save); item != NULL; item = strtok_r(NULL, ";", &save)) {
+        while (*item == ' ') ++item;
+        if (*item == '\0') continue;
+        char *eq = strchr(item, '=');
+        if (eq == NULL) {
+            opal_output_verbose(1, out, "op:opframe: op_opframe_params: \"%s\" is not name=value; ignored", item);
+            continue;
+        }
+        *eq = '\0';
+        char *end = eq;
+        while (end > item && end[-1] == ' ') *--end = '\0';
+        if (opf_param_set(item, eq + 1) != OPF_SUCCESS)
+            opal_output_verbose(1, out, "op:opframe: op_opframe_params: %s", opf_last_error());
+    }
+    free(copy);
+}
+
+/* ---- component functions ---------------------------------------------------------- */
+
+static int component_register(void);
+static int component_open(void);
+static int component_close(void);
+static int component_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+static struct ompi_op_base_module_1_0_0_t *component_op_query(struct ompi_op_t *op, int *priority);
+
+__attribute__((visibility("default"))) ompi_op_base_component_1_0_0_t mca_op_opframe_component = {
+    .opc_version = {
+        OMPI_OP_BASE_VERSION_1_0_0,
+        .mca_component_name = "opframe",
+        MCA_BASE_MAKE_VERSION(component, OPF_VERSION_MAJOR, OPF_VERSION_MINOR, OPF_VERSION_PATCH),
+        .mca_open_component = component_open,
+        .mca_close_component = component_close,
+        .mca_register_component_params = component_register,
+    },
+    .opc_data = {
+        MCA_BASE_METADATA_PARAM_CHECKPOINT
+    },
+    .opc_init_query = component_init_query,
+    .opc_op_query = component_op_query,
+};
+
+static int component_register(void)
+{
+    const mca_base_component_t *c = &mca_op_opframe_component.opc_version;
+    static char version[32];
+    snprintf(version, sizeof(version), "%d.%d.%d", OPF_VERSION_MAJOR, OPF_VERSION_MINOR, OPF_VERSION_PATCH);
+    bridge_opframe_version = version;
+
+    bridge_priority = 75;
+    (void)mca_base_component_var_register(c, "priority",
+        "Priority of the opframe bridge in Open MPI's op selection (the highest wins each type slot; "
+        "op/avx uses 50; values above 100 count as 100; negative: offer nothing)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &bridge_priority);
+
+    bridge_params = NULL;
+    (void)mca_base_component_var_register(c, "params",
+        "opframe parameters, \"name=value;name=value\" (e.g. \"op_base_verbose=5;op=^example\"), "
+        "set with opf_param_set before opf_init: they beat OPF_MCA_<name> environment variables and "
+        "opframe's mca-params.conf files (opframe_info --param op all --level 9 lists them)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &bridge_params);
+
+    bridge_require_components = true;
+    (void)mca_base_component_var_register(c, "require_components",
+        "Disqualify the bridge (Open MPI's own kernels are used) when opframe finds no run-time "
+        "component on its mca_component_path, i.e. a broken or partial opframe install",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &bridge_require_components);
+
+    bridge_base_kernels = true;
+    (void)mca_base_component_var_register(c, "base_kernels",
+        "Also serve the type slots where opframe's selection fell to its own base kernels "
+        "(false: only kernels of opframe's run-time components are installed, the other slots "
+        "stay with Open MPI's op/avx or base)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &bridge_base_kernels);
+
+    bridge_enable = true;
+    (void)mca_base_component_var_register(c, "enable",
+        "Reduce with opframe's kernels (true) or pass each call to the function Open MPI had "
+        "selected before the bridge (op/avx or its base); settable at run time through MPI_T "
+        "(MPI_T_cvar_write), e.g. to compare both in one run",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_LOCAL, &bridge_enable);
+
+    (void)mca_base_component_var_register(c, "calls",
+        "Read-only counter: calls of opframe kernels through this bridge in this process "
+        "(MPI_T control variable op_opframe_calls; proof that opframe, not Open MPI, reduced; "
+        "calls made by several threads at the same time may be undercounted)",
+        MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_READONLY, &bridge_calls);
+
+    (void)mca_base_component_var_register(c, "slots",
+        "Read-only: number of (op, type slot) 2-buffer functions the bridge serves in this process "
+        "(0 until MPI_Init, and when the bridge disqualified itself)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_READONLY, &bridge_slots);
+
+    (void)mca_base_component_var_register(c, "opframe_version",
+        "Read-only: the opframe version the bridge was built with",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
+    return OMPI_SUCCESS;
+}
+
+static int component_open(void)
+{
+    return OMPI_SUCCESS;
+}
+
+static void release_opframe(void)
+{
+    free_table();
+    bridge_available = false;
+    bridge_slots = 0;
+    if (bridge_opf_initialized_here) {
+        opf_finalize();
+        bridge_opf_initialized_here = false;
+    }
+}
+
+static int component_close(void)
+{
+    /* Open MPI 4.1 never closes the op framework at MPI_Finalize; this runs
+     * when the component is disqualified, or in ompi_info. Keep opframe while
+     * an op still points at our kernels. */
+    if (bridge_live_modules == 0) release_opframe();
+    return OMPI_SUCCESS;
+}
+
+static int disqualify(const char *why)
+{
+    opal_output_verbose(10, ompi_op_base_framework.framework_output,
+                        "op:opframe: disqualified (Open MPI's own kernels are used): %s", why);
+    release_opframe();
+    return OMPI_ERR_NOT_AVAILABLE;
+}
+
+static int component_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    const int out = ompi_op_base_framework.framework_output;
+    char why[640];
+    int was_initialized = 0;
+    (void)enable_progress_threads;
+    (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
+
+    if (bridge_priority < 0) return disqualify("op_opframe_priority is negative");
+    opf_initialized(&was_initialized);
+    apply_opframe_params(bridge_params);
+    if (opf_init() != OPF_SUCCESS) {
+        snprintf(why, sizeof(why), "opf_init failed: %s", opf_last_error());
+        return disqualify(why);
+    }
+    bridge_opf_initialized_here = !was_initialized;
+
+    const int ncomp = opf_component_count();
+    int navail = 0;
+    char names[256] = "";
+    for (int i = 0; i < ncomp; ++i) {
+        opf_component_info_t info;
+        if (opf_component_describe(i, &info) != OPF_SUCCESS) continue;
+        navail += info.available;
+        if (info.available && strlen(names) + strlen(info.name) + 2 < sizeof(names)) {
+            if (names[0]) strcat(names, ",");
+            strcat(names, info.name);
+        }
+        opal_output_verbose(20, out, "op:opframe: opframe component %s (%s): %s", info.name, info.path, info.status);
+    }
+    for (int i = 0; i < opf_failed_count(); ++i) {
+        opf_failed_info_t f;
+        if (opf_failed_describe(i, &f) == OPF_SUCCESS)
+            opal_output_verbose(10, out, "op:opframe: opframe could not use %s: %s", f.path, f.reason);
+    }
+    if (ncomp == 0 && bridge_require_components) {
+        char path[512] = "";
+        opf_param_get("mca_component_path", path, (int)sizeof(path));
+        snprintf(why, sizeof(why), "opframe found no component on mca_component_path \"%.400s\" "
+                 "(broken install? set op_opframe_require_components=0 to use opframe's base kernels)", path);
+        return disqualify(why);
+    }
+    const int rc = build_table();
+    if (rc != OMPI_SUCCESS) return disqualify("opframe serves none of Open MPI's op type slots");
+    bridge_available = true;
+    opal_output_verbose(10, out, "op:opframe: available: opframe %s, %d of %d components available (%s), "
+                        "%d slots, priority %d", bridge_opframe_version, navail, ncomp, names[0] ? names : "none",
+                        bridge_slots, bridge_priority);
+    return OMPI_SUCCESS;
+}
+
+/* Called by Open MPI's op selection just before it copies our function
+ * pointers into the op, after every lower-priority module (op/avx) and the
+ * base have been installed there. */
+static int module_enable(struct ompi_op_base_module_1_0_0_t *module, struct ompi_op_t *op)
+{
+    mca_op_opframe_module_t *m = (mca_op_opframe_module_t *)module;
+    for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
+        /* Keep what we replace, for op_opframe_enable=false. */
+        if (module->opm_fns[s] != NULL && op->o_func.intrinsic.fns[s] != NULL &&
+            op->o_func.intrinsic.modules[s] != NULL) {
+            m->prev_fn2[s] = op->o_func.intrinsic.fns[s];
+            m->prev_mod2[s] = op->o_func.intrinsic.modules[s];
+            OBJ_RETAIN(m->prev_mod2[s]);
+        }
+        if (module->opm_3buff_fns[s] != NULL && op->o_3buff_intrinsic.fns[s] != NULL &&
+            op->o_3buff_intrinsic.modules[s] != NULL) {
+            m->prev_fn3[s] = op->o_3buff_intrinsic.fns[s];
+            m->prev_mod3[s] = op->o_3buff_intrinsic.modules[s];
+            OBJ_RETAIN(m->prev_mod3[s]);
+        }
+#if OMPI_MAJOR_VERSION < 5
+        /* Open MPI 4.x's ompi_op_base_op_select, for each 3-buffer function
+         * it installs, releases the module of the 2-buffer function of the
+         * same slot (ours, just installed) instead of the one it replaces.
+         * One more reference per 3-buffer function keeps our count equal to
+         * the references the op holds (and releases in its destructor). */
+        if (module->opm_3buff_fns[s] != NULL) OBJ_RETAIN(module);
+#endif
+    }
+    return OMPI_SUCCESS;
+}
+
+static struct ompi_op_base_module_1_0_0_t *component_op_query(struct ompi_op_t *op, int *priority)
+{
+    if (!bridge_available || bridge_priority < 0) return NULL;
+    if (0 == (op->o_flags & OMPI_OP_FLAGS_INTRINSIC)) return NULL;
+    const int id = op->o_f_to_c_index;
+    if (id <= 0 || id >= OMPI_OP_BASE_FORTRAN_OP_MAX || opf_op_id(id) < 0) return NULL;
+
+    int n = 0;
+    for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) n += bridge_table[id][s].fn2 != NULL;
+    if (n == 0) return NULL;
+
+    mca_op_opframe_module_t *m = OBJ_NEW(mca_op_opframe_module_t);
+    if (m == NULL) return NULL;
+    for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
+        const bridge_slot_t *e = &bridge_table[id][s];
+        if (e->fn2 == NULL) continue;
+        m->slot[s] = *e;
+        m->super.opm_fns[s] = bridge_fn2[s];
+        if (e->fn3 != NULL) m->super.opm_3buff_fns[s] = bridge_fn3[s];
+    }
+    m->super.opm_enable = module_enable;
+    m->super.opm_op = op;
+    *priority = bridge_priority > 100 ? 100 : bridge_priority;
+    opal_output_verbose(20, ompi_op_base_framework.framework_output,
+                        "op:opframe: %s: offering %d type slots at priority %d", op->o_name, n, *priority);
+    return &m->super;
+}

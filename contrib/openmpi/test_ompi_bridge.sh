@@ -1,0 +1,242 @@
+#!/bin/sh
+# test_ompi_bridge.sh — checks the Open MPI bridge (mca_op_opframe.so) under
+# mpirun, against the Open MPI it was built for.
+#
+#   top_builddir=. contrib/openmpi/test_ompi_bridge.sh      (make check runs it so)
+#
+# Environment (all optional):
+#   top_builddir        opframe's build tree (default: two levels above this script)
+#   OPF_OMPI_COMPONENT  the mca_op_opframe.so to test (default: the build tree's)
+#   OPF_MPICC, OPF_MPIRUN, OPF_OMPI_INFO   Open MPI's tools (default: from PATH)
+#   OPF_TEST_VALGRIND=0 skip the valgrind run; OPF_TEST_NP="2 4" rank counts
+#   OPF_TEST_KEEP=1     keep the scratch directory
+#
+# Nothing is installed: the component goes into a scratch HOME's
+# .openmpi/components (Open MPI's per-user drop-in directory, searched by
+# default) and opframe's own components into its .opframe/components, which
+# is opframe's whole mca_component_path for the runs (an installed opframe
+# does not leak in); mpirun gets HOME and OPF_MCA_mca_component_path with -x.
+# Exit status: 0 pass, 1 fail, 77 skip (no Open MPI).
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top_builddir=${top_builddir:-$here/../..}
+top_builddir=$(cd "$top_builddir" && pwd)
+MPICC=${OPF_MPICC:-mpicc}
+MPIRUN=${OPF_MPIRUN:-mpirun}
+OMPI_INFO=${OPF_OMPI_INFO:-ompi_info}
+NPS=${OPF_TEST_NP:-"2 4"}
+
+for tool in "$MPICC" "$MPIRUN" "$OMPI_INFO"; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not found"; exit 77; }
+done
+
+component=${OPF_OMPI_COMPONENT:-$top_builddir/contrib/openmpi/.libs/mca_op_opframe.so}
+[ -f "$component" ] || { echo "FAIL: no component at $component (build it first)"; exit 1; }
+
+# Root may run mpirun only when it says so (containers, CI).
+if [ "$(id -u)" = 0 ]; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+# The uninstalled libopframe for the component (harmless once installed).
+LD_LIBRARY_PATH=$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH
+# No stray settings from the caller's environment.
+unset OPF_MCA_op OPF_MCA_mca_component_path OMPI_MCA_op OMPI_MCA_mca_base_component_path 2>/dev/null || true
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf-ompi-test.XXXXXX")
+[ "${OPF_TEST_KEEP:-0}" = 1 ] || trap 'rm -rf "$scratch"' EXIT
+home=$scratch/home
+mkdir -p "$home/.openmpi/components" "$home/.opframe/components"
+cp "$component" "$home/.openmpi/components/mca_op_opframe.so"
+# opframe's components built in this tree (its installed pkglibdir may not exist)
+for c in "$top_builddir"/components/*/.libs/opf_op_*.so; do
+    [ -f "$c" ] && cp "$c" "$home/.opframe/components/"
+done
+ncomp=$(ls "$home/.opframe/components" | wc -l)
+
+fails=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+prog=$scratch/ompi_bridge_test
+if ! "$MPICC" -std=c11 -O2 -o "$prog" "$here/ompi_bridge_test.c" >"$scratch/cc.log" 2>&1; then
+    cat "$scratch/cc.log"
+    echo "FAIL: could not build the test program"
+    exit 1
+fi
+
+# Accumulate through the op framework: osc/rdma's network-atomic path in
+# Open MPI 4.1.4 bypasses the op kernels (and gets LAND/LOR/LXOR and unsigned
+# MAX/MIN wrong).
+OSC="--mca osc_rdma_acc_use_amo 0"
+
+# run NAME NP EXPECT [mpirun options...] -- [test options...]
+run() {
+    name=$1 np=$2 expect=$3
+    shift 3
+    mopts=""
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do mopts="$mopts $1"; shift; done
+    [ $# -gt 0 ] && shift
+    log=$scratch/$name.log
+    # shellcheck disable=SC2086
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+        timeout 600 "$MPIRUN" --oversubscribe -np "$np" -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC $mopts \
+        "$prog" --expect "$expect" "$@" >"$log" 2>&1
+    rc=$?
+    summary=$(grep "ompi_bridge_test: [0-9]* (op, type) pairs" "$log" | sed 's/^ompi_bridge_test: //')
+    known=$(grep -o "[0-9]* wrong results from known Open MPI 4.1.4 defects" "$log")
+    [ -n "$known" ] && summary="$summary; $known tolerated"
+    if [ $rc = 0 ] && grep -q "ompi_bridge_test: PASS" "$log"; then
+        pass "$name: $summary"
+    else
+        fail "$name (exit $rc), log follows:"
+        tail -40 "$log"
+    fi
+}
+
+echo "opframe bridge test: $component"
+echo "  Open MPI: $("$OMPI_INFO" --version 2>/dev/null | head -1); opframe components: $ncomp"
+
+# ---- 1. ompi_info sees the drop-in file, and stops seeing it once removed
+info=$(HOME=$home "$OMPI_INFO" 2>&1)
+if echo "$info" | grep -q "MCA op: opframe"; then
+    pass "ompi_info lists it: $(echo "$info" | grep 'MCA op: opframe' | sed 's/^ *//')"
+else
+    fail "ompi_info does not list MCA op: opframe"
+fi
+params=$(HOME=$home "$OMPI_INFO" --param op opframe --level 9 2>&1)
+for p in priority params require_components base_kernels enable calls slots opframe_version; do
+    echo "$params" | grep -q "\"op_opframe_$p\"" || fail "ompi_info --param op opframe --level 9 lacks op_opframe_$p"
+done
+prio=$(echo "$params" | sed -n 's/.*"op_opframe_priority" (current value: "\([0-9-]*\)".*/\1/p')
+if [ -n "$prio" ] && [ "$prio" -gt 50 ]; then
+    pass "ompi_info --param op opframe --level 9: 8 parameters, priority $prio (> op/avx's 50)"
+else
+    fail "op_opframe_priority is '$prio', not above op/avx's 50"
+fi
+mkdir -p "$scratch/empty-home/.openmpi/components"
+if HOME=$scratch/empty-home "$OMPI_INFO" 2>&1 | grep -q "MCA op: opframe"; then
+    fail "ompi_info still lists opframe without the file"
+else
+    pass "without the file, ompi_info no longer lists it"
+fi
+
+# ---- 2. every (op, type) pair, opframe's kernels proven by op_opframe_calls
+for np in $NPS; do
+    run "bridge-default-np$np" "$np" opframe
+done
+run "bridge-only-np2" 2 opframe --mca op opframe
+# Open MPI's base is not a component: "--mca op opframe,base" fails MPI_Init.
+
+# ---- 2b. inside the ops (Open MPI's internal headers): every installed 2- and
+# 3-buffer function against Open MPI's base, module reference counts, pass-through
+incs=""
+for d in $("$MPICC" --showme:incdirs); do incs="$incs -I$d"; done
+# shellcheck disable=SC2086
+if "$MPICC" -std=gnu11 -O2 $incs -idirafter "$here/stub" -o "$scratch/internal" "$here/ompi_bridge_internal.c" \
+        >"$scratch/cc-internal.log" 2>&1; then
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+        timeout 300 "$MPIRUN" -np 1 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path \
+        "$scratch/internal" >"$scratch/internal.log" 2>&1
+    if [ $? = 0 ] && grep -q "PASS" "$scratch/internal.log"; then
+        pass "internal: $(grep -v PASS "$scratch/internal.log" | sed 's/^ompi_bridge_internal: //' | head -1)"
+        pass "internal: $(grep PASS "$scratch/internal.log" | sed 's/^ompi_bridge_internal: //')"
+    else
+        fail "internal checks, log follows:"
+        tail -20 "$scratch/internal.log"
+    fi
+else
+    cat "$scratch/cc-internal.log"
+    fail "could not build ompi_bridge_internal.c against Open MPI's internal headers"
+fi
+
+# ---- 3. the same program without the bridge (stock Open MPI kernels)
+for np in $NPS; do
+    run "stock-np$np" "$np" stock --mca op ^opframe
+done
+run "stock-base-only-np2" 2 stock --mca op ^opframe,avx
+
+# ---- 4. broken opframe installs degrade to Open MPI's kernels
+# 4a. opframe finds no component at all (components missing)
+mkdir -p "$scratch/nocomp/.openmpi/components"
+cp "$component" "$scratch/nocomp/.openmpi/components/"
+home_save=$home
+home=$scratch/nocomp
+run "broken-no-opframe-components" 2 stock --mca op_base_verbose 10
+grep -q "op:opframe: disqualified" "$scratch/broken-no-opframe-components.log" &&
+    pass "  ... the bridge said why: $(grep -m1 -o 'op:opframe: disqualified.*' "$scratch/broken-no-opframe-components.log" | cut -c1-150)"
+run "broken-no-opframe-components-op-opframe-only" 2 stock --mca op opframe
+home=$home_save
+# 4b. opf_init fails (an unknown component in opframe's `op` parameter)
+run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch
+# 4c. the component file is not a shared object (Open MPI skips it; note that
+# a truncated ELF file is another matter: the loader itself may SIGBUS)
+mkdir -p "$scratch/garbage/.openmpi/components" "$scratch/garbage/.opframe/components"
+echo "not a shared object" >"$scratch/garbage/.openmpi/components/mca_op_opframe.so"
+home=$scratch/garbage
+run "broken-garbage-file" 2 stock
+home=$home_save
+# 4d. libopframe cannot be found
+save_llp=$LD_LIBRARY_PATH
+if env LD_LIBRARY_PATH= ldd "$component" 2>/dev/null | grep -q "libopframe.*not found"; then
+    LD_LIBRARY_PATH=$scratch/nolib
+    run "broken-no-libopframe" 2 stock
+else
+    echo "SKIP: broken-no-libopframe (the component's RUNPATH finds libopframe)"
+fi
+# 4e. a wrong libopframe (one without opframe's symbols) comes first: the
+# component is linked with -z now, so Open MPI's loader refuses it up front
+mkdir -p "$scratch/wronglib"
+echo 'int opf_not_opframe(void) { return 0; }' >"$scratch/wronglib/w.c"
+if "$MPICC" -shared -fPIC -Wl,-soname,libopframe.so.0 -o "$scratch/wronglib/libopframe.so.0" \
+        "$scratch/wronglib/w.c" >/dev/null 2>&1; then
+    LD_LIBRARY_PATH=$scratch/wronglib:$save_llp
+    run "broken-wrong-libopframe" 2 stock
+    grep -q "unable to open mca_op_opframe" "$scratch/broken-wrong-libopframe.log" &&
+        pass "  ... Open MPI said: $(grep -m1 -o 'unable to open mca_op_opframe.*' "$scratch/broken-wrong-libopframe.log" | sed 's|/[^ ]*/||' | cut -c1-110)"
+fi
+LD_LIBRARY_PATH=$save_llp
+
+# ---- 5. parameters
+run "param-priority-negative" 2 stock --mca op_opframe_priority -1
+run "param-base-kernels-off" 2 any --mca op_opframe_base_kernels 0 -- --quick
+run "param-opframe-params" 2 opframe --mca op_opframe_params "op_base_verbose=1" -- --quick
+grep -q "^opframe: " "$scratch/param-opframe-params.log" &&
+    pass "  ... opframe's own verbose output came through op_opframe_params" ||
+    fail "op_opframe_params=op_base_verbose=1 printed nothing from opframe"
+run "env-opf-mca" 2 opframe -x OPF_MCA_op_base_verbose=1 -- --quick
+grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
+    pass "  ... and through mpirun -x OPF_MCA_op_base_verbose=1" ||
+    fail "-x OPF_MCA_op_base_verbose=1 printed nothing from opframe"
+
+# ---- 6. valgrind, 2 ranks, Open MPI's own noise suppressed
+if [ "${OPF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+    vlog=$scratch/valgrind.log
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+        timeout 900 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+        valgrind --error-limit=no --leak-check=full --show-leak-kinds=definite \
+        --suppressions="$here/valgrind-ompi.supp" "$prog" --expect opframe --quick >"$vlog" 2>&1
+    rc=$?
+    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$vlog" | tr '\n' ' ')
+    # Errors other than leaks, and any loss record that names the bridge or opframe.
+    nonleak=$(grep -c "Invalid \|uninitialised\|Mismatched\|overlap\|Syscall param" "$vlog")
+    ours=$(awk '/definitely lost in loss record/{rec=1; buf=""} rec{buf=buf $0 "\n"} /^==[0-9]+== $/{if (rec && buf ~ /mca_op_opframe|libopframe|opf_/) n++; rec=0} END{print n+0}' "$vlog")
+    if [ $rc = 0 ] && grep -q "ompi_bridge_test: PASS" "$vlog" && [ "$nonleak" = 0 ] && [ "$ours" = 0 ]; then
+        pass "valgrind (2 ranks): no memory errors; no leak from the bridge or opframe (error summaries: $errors- Open MPI's own leaks)"
+    else
+        fail "valgrind: exit $rc, $nonleak memory errors, $ours leak records from the bridge/opframe"
+        grep -B2 -A15 "Invalid \|uninitialised" "$vlog" | head -60
+    fi
+else
+    echo "SKIP: valgrind"
+fi
+
+if [ $fails = 0 ]; then
+    echo "test_ompi_bridge: PASS"
+    exit 0
+fi
+echo "test_ompi_bridge: FAIL ($fails)"
+[ "${OPF_TEST_KEEP:-0}" = 1 ] && echo "logs in $scratch"
+exit 1
