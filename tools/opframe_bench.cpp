@@ -363,7 +363,7 @@ int main(int argc, char **argv)
         std::ofstream g(script);
         g << "set terminal png size 1000,600\nset output '" << o.plot << "'\n"
           << "set title '" << rows.front().op << " " << rows.front().type << " on " << cpu_model() << "'\n"
-          << "set logscale x 2\nset xlabel 'buffer size (bytes)'\nset ylabel 'GB/s (3 x bytes / time)'\nset key outside\n"
+          << "set logscale x 2\nset format x '%.0b %BB'\nset xlabel 'buffer size (bytes)'\nset ylabel 'GB/s (3 x bytes / time)'\nset key outside\n"
           << "plot for [i=0:" << names.size() - 1 << "] '" << data << "' index i using 1:2 with linespoints title columnheader(1)\n";
         g.close();
         d.close();
