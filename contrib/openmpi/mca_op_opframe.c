@@ -40,7 +40,6 @@
  */
 #include "ompi_config.h"
 
-#include <float.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdbool.h>
@@ -99,15 +98,6 @@ typedef struct {
     const tier2_t *tiers2;
     const tier3_t *tiers3;
     int ntiers2, ntiers3;
-    /* Bytes between elements, and, when Open MPI's type ends before that
-     * (MPI_DOUBLE_INT: 12 of 16 bytes), the bytes of the last element that
-     * exist in Open MPI's buffers; 0 when the whole element does. */
-    unsigned ext, tail;
-    /* x87 long doubles per element (0, 1 or 2) whose 6 padding bytes the
-     * kernel leaves undefined; the bridge zeroes them. */
-    unsigned ldpad;
-    /* tail || ldpad: the call takes the slow path */
-    bool fixup;
 } bridge_slot_t;
 
 static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
@@ -175,63 +165,11 @@ static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
     return s->tiers3[0].fn;
 }
 
-/* Two differences between what opframe's kernels touch and what Open MPI
- * expects, both on types with padding, both handled off the fast path:
- *  - opframe's kernels move whole elements, padding included; Open MPI sizes
- *    its temporary buffers by the type's span, (count - 1) * extent + true
- *    extent, so the last MPI_DOUBLE_INT of a buffer may have 12 bytes, not
- *    16. Such slots reduce the last element through a local copy.
- *  - an x87 long double is 10 bytes in a 16-byte slot; opframe stores all 16
- *    from a register spill, so 6 bytes per long double are undefined (stack
- *    contents that would then travel over the network; valgrind reports
- *    them). The bridge zeroes them. */
-#define BRIDGE_BOUNCE_MAX 64
-#define X87_BYTES 10
-
-static void zero_ld_padding(const bridge_slot_t *s, void *out, opf_count_t n)
-{
-    unsigned char *p = out;
-    for (opf_count_t i = 0; i < n; ++i, p += s->ext)
-        for (unsigned j = 0; j < s->ldpad; ++j)
-            memset(p + j * sizeof(long double) + X87_BYTES, 0, sizeof(long double) - X87_BYTES);
-}
-
-static void slow2(const bridge_slot_t *s, opf_kernel2_fn *fn, const void *in, void *inout, opf_count_t n)
-{
-    if (n <= 0) return;
-    if (s->tail == 0) {
-        fn(in, inout, n);
-    } else {
-        unsigned char a[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
-        unsigned char b[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
-        const size_t off = (size_t)(n - 1) * s->ext;
-        if (n > 1) fn(in, inout, n - 1);
-        memcpy(a, (const unsigned char *)in + off, s->tail);
-        memcpy(b, (unsigned char *)inout + off, s->tail);
-        fn(a, b, 1);
-        memcpy((unsigned char *)inout + off, b, s->tail);
-    }
-    if (s->ldpad) zero_ld_padding(s, inout, n);
-}
-
-static void slow3(const bridge_slot_t *s, opf_kernel3_fn *fn, const void *in1, const void *in2, void *out,
-                  opf_count_t n)
-{
-    if (n <= 0) return;
-    if (s->tail == 0) {
-        fn(in1, in2, out, n);
-    } else {
-        unsigned char a[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
-        unsigned char b[BRIDGE_BOUNCE_MAX] __attribute__((aligned(64))) = {0};
-        const size_t off = (size_t)(n - 1) * s->ext;
-        if (n > 1) fn(in1, in2, out, n - 1);
-        memcpy(a, (const unsigned char *)in1 + off, s->tail);
-        memcpy(b, (const unsigned char *)in2 + off, s->tail);
-        fn(a, b, b, 1);
-        memcpy((unsigned char *)out + off, b, s->tail);
-    }
-    if (s->ldpad) zero_ld_padding(s, out, n);
-}
+/* opframe's kernels touch only data bytes (component.h): a buffer of pairs
+ * ends at its last element's data, as Open MPI sizes its temporaries
+ * ((count - 1) * extent + true extent: 12 bytes for the last MPI_DOUBLE_INT),
+ * and x87 long double padding is never written. So every slot takes the
+ * direct path. */
 
 /* Open MPI hands *count elements of the slot's C type (it resolves derived
  * types to their single predefined type before calling), inout = in op inout
@@ -250,10 +188,6 @@ static void slow3(const bridge_slot_t *s, opf_kernel3_fn *fn, const void *in1, c
             return;                                                                              \
         }                                                                                        \
         count_call();                                                                            \
-        if (__builtin_expect(s->fixup, 0)) {                                                     \
-            slow2(s, pick2(s, n), in, inout, n);                                                 \
-            return;                                                                              \
-        }                                                                                        \
         pick2(s, n)(in, inout, n);                                                               \
     }                                                                                            \
     static void bridge_fn3_##S(const void *in1, const void *in2, void *out, int *count,          \
@@ -268,10 +202,6 @@ static void slow3(const bridge_slot_t *s, opf_kernel3_fn *fn, const void *in1, c
             return;                                                                              \
         }                                                                                        \
         count_call();                                                                            \
-        if (__builtin_expect(s->fixup, 0)) {                                                     \
-            slow3(s, pick3(s, n), in1, in2, out, n);                                             \
-            return;                                                                              \
-        }                                                                                        \
         pick3(s, n)(in1, in2, out, n);                                                           \
     }
 
@@ -407,39 +337,6 @@ static int slot_kernel_type(int slot, size_t *size, const char **name)
 #undef SLOT
 }
 
-/* Bytes of one element up to the end of its last member: less than the
- * element's size for the pairs whose struct ends in padding. */
-static size_t slot_true_extent(int slot, size_t size)
-{
-#define END(T) (offsetof(T, k) + sizeof(((T *)0)->k))
-    switch (slot) {
-    case OMPI_OP_BASE_TYPE_FLOAT_INT: return END(pair_float_int_t);
-    case OMPI_OP_BASE_TYPE_DOUBLE_INT: return END(pair_double_int_t);
-    case OMPI_OP_BASE_TYPE_LONG_INT: return END(pair_long_int_t);
-    case OMPI_OP_BASE_TYPE_2INT: return END(pair_2int_t);
-    case OMPI_OP_BASE_TYPE_SHORT_INT: return END(pair_short_int_t);
-    case OMPI_OP_BASE_TYPE_LONG_DOUBLE_INT: return END(pair_long_double_int_t);
-    default: return size;   /* scalars, complex and the Fortran pairs: no tail padding */
-    }
-#undef END
-}
-
-/* Long doubles per element of kernel type kt whose padding needs zeroing:
- * only where long double is the 80-bit x87 format in a larger slot. */
-static unsigned x87_long_doubles(int kt)
-{
-#if LDBL_MANT_DIG == 64
-    if (sizeof(long double) <= X87_BYTES) return 0;
-    switch (kt) {
-    case OPF_KT_LONG_DOUBLE: case OPF_KT_LONG_DOUBLE_INT: return 1;
-    case OPF_KT_C_LONG_DOUBLE_COMPLEX: return 2;
-    default: return 0;
-    }
-#else
-    (void)kt;
-    return 0;
-#endif
-}
 
 /* Open MPI's Fortran op handles (= index in ompi_op_base_functions) ->
  * opframe's op ids. */
@@ -546,13 +443,7 @@ static int build_table(void)
                                     opf_op_name(OPF_OP_HANDLE_(opf_op)), name);
                 continue;
             }
-            const size_t tail = slot_true_extent(s, size);
-            if (tail < size && size > BRIDGE_BOUNCE_MAX) continue;
             bridge_slot_t *e = &bridge_table[op][s];
-            e->ext = (unsigned)size;
-            e->tail = tail < size ? (unsigned)tail : 0;
-            e->ldpad = x87_long_doubles(kt);
-            e->fixup = e->tail != 0 || e->ldpad != 0;
             opf_count_t mc[OPF_BRIDGE_MAX_TIERS];
             any_fn_t fn[OPF_BRIDGE_MAX_TIERS];
             int nt = find_tiers(opf_op, kt, 2, mc, fn);
