@@ -15,33 +15,11 @@
 # listed on CUDA memory, and test/cuda_conformance must pass
 # (test/cuda_bench is run by hand: it takes minutes).
 set -u
-top=${top_builddir:-.}
-dir=$top/components/cuda/.libs
-info=$top/tools/opframe_info
-failures=0
-checks=0
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf_cuda.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-OPF_MCA_mca_component_path=$dir
-OPF_MCA_PARAM_FILE_USER=
-OPF_MCA_PARAM_FILE_SYSTEM=
-export OPF_MCA_mca_component_path OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
-
-check() {   # check WHAT COMMAND...: counts, and reports a failure
-    what=$1
-    shift
-    checks=$((checks + 1))
-    if "$@"; then :; else
-        echo "FAILED: $what"
-        failures=$((failures + 1))
-    fi
-}
+component=cuda
+. "$(dirname "$0")/component_test.sh"
 matches() {   # matches TEXT PATTERN: a shell pattern
     case $1 in $2) return 0 ;; esac
     return 1
-}
-status_line() {   # the component's line of opframe_info, with the given environment
-    env "$@" "$info" 2>&1 | grep 'MCA op: cuda'
 }
 host_table() {   # the selected host kernels, one line per slot half
     env "$@" "$info" --kernels --parsable 2>&1 | grep '^kernel:host:'
@@ -133,5 +111,4 @@ else
     check "cuda_conformance on the GPU (rc $rc)" test $rc -eq 0
 fi
 
-echo "cuda_component: $checks checks, $failures failed"
-[ $failures -eq 0 ]
+summary cuda_component

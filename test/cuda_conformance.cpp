@@ -41,23 +41,6 @@ namespace {
 using namespace cuda_test;
 namespace ob = opf::base;
 
-int failures = 0;
-long long checks = 0;
-bool verbose = false;
-
-void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fail(const char *fmt, ...)
-{
-    ++failures;
-    if (failures > 60) return;
-    va_list ap;
-    va_start(ap, fmt);
-    std::fputs("FAIL: ", stdout);
-    std::vprintf(fmt, ap);
-    std::fputc('\n', stdout);
-    va_end(ap);
-    std::fflush(stdout);
-}
 
 #define CUDA_OK(call)                                                                                              \
     do {                                                                                                           \

@@ -41,22 +41,6 @@ using namespace cuda_test;
 namespace oc = opf_cuda;
 namespace ob = opf::base;
 
-int failures = 0;
-long long checks = 0;
-bool verbose = false;
-
-void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void fail(const char *fmt, ...)
-{
-    ++failures;
-    if (failures > 50) return;
-    va_list ap;
-    va_start(ap, fmt);
-    std::fputs("FAIL: ", stdout);
-    std::vprintf(fmt, ap);
-    std::fputc('\n', stdout);
-    va_end(ap);
-}
 
 // ---- 1. conversions ---------------------------------------------------------------
 bool half_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }

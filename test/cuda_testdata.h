@@ -8,6 +8,8 @@
 #pragma once
 
 #include <array>
+#include <cstdarg>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -146,6 +148,24 @@ inline opf_count_t first_difference(int kt, const void *a, const void *b, opf_co
 {
     static constexpr auto table = diff_table(std::make_index_sequence<OPF_KT_COUNT>{});
     return table[kt](a, b, n);
+}
+
+// Failure accounting shared by the CUDA tests: each failure is counted, the
+// first 60 are printed.
+inline int failures = 0;
+inline long long checks = 0;
+inline bool verbose = false;
+
+__attribute__((format(printf, 1, 2))) inline void fail(const char *fmt, ...)
+{
+    if (++failures > 60) return;
+    va_list ap;
+    va_start(ap, fmt);
+    std::fputs("FAIL: ", stdout);
+    std::vprintf(fmt, ap);
+    std::fputc('\n', stdout);
+    va_end(ap);
+    std::fflush(stdout);
 }
 
 // The lengths every slot is checked at (DESIGN: edges around vector widths).

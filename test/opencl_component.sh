@@ -13,31 +13,9 @@
 #   6. test/opencl_bench runs (smoke).
 # Exit 77 (skip) when the machine has no OpenCL platform at all.
 set -u
-top=${top_builddir:-.}
-dir=$top/components/opencl/.libs
-info=$top/tools/opframe_info
-failures=0
-checks=0
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf_opencl.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-OPF_MCA_mca_component_path=$dir
-OPF_MCA_PARAM_FILE_USER=
-OPF_MCA_PARAM_FILE_SYSTEM=
-export OPF_MCA_mca_component_path OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
+component=opencl
+. "$(dirname "$0")/component_test.sh"
 
-check() {   # check WHAT COMMAND...: counts, and reports a failure
-    what=$1
-    shift
-    checks=$((checks + 1))
-    if "$@"; then :; else
-        echo "FAILED: $what"
-        failures=$((failures + 1))
-    fi
-}
-
-status_line() {   # the component's line of opframe_info, with the given environment
-    env "$@" "$info" 2>&1 | grep 'MCA op: opencl'
-}
 
 if [ ! -f "$dir/opf_op_opencl.so" ]; then
     echo "opencl_component: $dir/opf_op_opencl.so is not built"
@@ -110,5 +88,4 @@ if [ -x "$top/test/opencl_bench" ]; then
     check "opencl_bench prints cl_mem and base rows" sh -c 'echo "$1" | grep -q " cl_mem " && echo "$1" | grep -q " base "' - "$out"
 fi
 
-echo "opencl_component: $checks checks, $failures failed"
-[ $failures -eq 0 ]
+summary opencl_component
