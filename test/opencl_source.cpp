@@ -1,7 +1,8 @@
 // opencl_source.cpp — the OpenCL C that components/opencl/cl_source.cpp
 // generates, pinned against base/storage.h on a real OpenCL device (PoCL in
 // CI), bit for bit (any NaN matches any NaN):
-//   * float16 -> float and bfloat16 -> float: all 2^16 bit patterns;
+//   * float16 -> float and bfloat16 -> float: all 2^16 bit patterns, and
+//     back to float16 / bfloat16 unchanged (NaN: any NaN);
 //   * float -> float16 and float -> bfloat16 (round to nearest even): every
 //     one of the 2^16 upper halves of a float with low halves that put it on,
 //     beside and between the rounding boundaries of both formats (ties at the
@@ -125,6 +126,18 @@ void widen_all(Device &d)
     for (std::size_t i = 0; i < in.size(); ++i) in[i] = uint16_t(i);
     std::vector<uint32_t> half(in.size()), bf(in.size());
     if (!d.run("h2f", in.data(), 2, half.data(), 4, in.size()) || !d.run("b2f", in.data(), 2, bf.data(), 4, in.size())) return;
+    // And back: every float16 / bfloat16 survives widening and narrowing
+    // unchanged (a NaN stays a NaN).
+    std::vector<uint16_t> half_back(in.size()), bf_back(in.size());
+    if (!d.run("f2h", half.data(), 4, half_back.data(), 2, in.size()) || !d.run("f2b", bf.data(), 4, bf_back.data(), 2, in.size()))
+        return;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        if (half_back[i] != in[i] && !(f16_nan(half_back[i]) && f16_nan(in[i])))
+            fail("float16 0x%04x -> float -> float16 gives 0x%04x on the device", in[i], half_back[i]);
+        if (bf_back[i] != in[i] && !(bf16_nan(bf_back[i]) && bf16_nan(in[i])))
+            fail("bfloat16 0x%04x -> float -> bfloat16 gives 0x%04x on the device", in[i], bf_back[i]);
+        checks += 2;
+    }
     for (std::size_t i = 0; i < in.size(); ++i) {
         const uint32_t h = ob::bits_as<uint32_t>(ob::to_float(ob::Half{in[i]}));
         const uint32_t b = ob::bits_as<uint32_t>(ob::to_float(ob::BFloat16{in[i]}));
