@@ -1,6 +1,7 @@
 #!/bin/sh
 # The CMake package, end to end (run by `make check`):
-#   1. `make install DESTDIR=STAGE` of this build;
+#   1. `make install DESTDIR=STAGE` of this build (the man pages and their
+#      links are checked there too);
 #   2. the installed cmake files name no directory of the build machine
 #      (no build or source directory, no prefix);
 #   3. the staged tree is moved elsewhere, and a CMake project
@@ -46,6 +47,17 @@ fi
 cmakedir=$scratch/stage$cmakedir_installed
 check "opframeConfig.cmake is installed in $cmakedir_installed" test -f "$cmakedir/opframeConfig.cmake"
 check "opframeConfigVersion.cmake is installed" test -f "$cmakedir/opframeConfigVersion.cmake"
+
+# The manual pages are installed too, with a page per documented function.
+mandir=$scratch/stage$(submake print-opframe-mandir)
+for page in man1/opframe_info.1 man1/opframe_bench.1 man7/opframe.7 man3/opf_reduce_local.3 man3/opframe_component.3; do
+    check "$page is installed" test -f "$mandir/$page"
+done
+check "man3/opf_reduce_local3.3 sources opf_reduce_local.3" grep -qx '.so man3/opf_reduce_local.3' "$mandir/man3/opf_reduce_local3.3"
+if command -v mandoc >/dev/null 2>&1; then
+    check "the installed opf_type_vector(3) renders the datatype page" \
+        sh -c 'cd "$1" && mandoc -T ascii man3/opf_type_vector.3 | grep -q "derived datatypes"' - "$mandir"
+fi
 
 # 2. Nothing of this machine's directories in them.
 for d in "$top" "$srcdir" "$prefix"; do
