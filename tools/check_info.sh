@@ -33,7 +33,8 @@ lacks() { ! contains "$@"; }
 # ---- 1. one warning per broken file per run --------------------------------------
 mkdir "$scratch/broken"
 echo "not a shared object" > "$scratch/broken/opf_op_junk.so"
-for args in "" "--hw" "--all" "--show-failed" "--mca op nosuch --kernels" "--mca op nosuch --all --json" \
+for args in "" "--hw" "--all" "--show-failed" "--mca op nosuch --kernels --op sum --type float" \
+    "--mca op nosuch --hw --show-failed --json" \
     "--mca mca_component_path $scratch/broken:$scratch/broken"; do
     # shellcheck disable=SC2086 # the arguments are words
     n=$(OPF_MCA_mca_component_path="$scratch/broken" "$info" $args 2>&1 >/dev/null | grep -c 'opf_op_junk.so skipped')
