@@ -20,8 +20,11 @@
 #include <ltdl.h>
 #include <sys/stat.h>
 
+#include <opframe/introspect.h>
+
 #include "base/kernels.h"
 #include "framework/datatype.h"
+#include "framework/devices.h"
 #include "framework/error.h"
 #include "framework/hwprobe.h"
 #include "framework/op.h"
@@ -115,10 +118,16 @@ std::string component_name_of(const std::string &file)
     return valid ? name : "";
 }
 
+// Each file's failure is listed by every init (opf_failed_describe) but
+// warned about once per process: a program (opframe_info) that initialises
+// again, or whose init failed and is retried by the next call, must not
+// repeat the same warning.
 void record_failure(const std::string &path, const std::string &reason)
 {
+    static std::set<std::pair<std::string, std::string>> warned;
     repo.failed.push_back({path, reason});
-    if (params.show_load_errors) warn("component %s skipped: %s", path.c_str(), reason.c_str());
+    if (params.show_load_errors && warned.insert({path, reason}).second)
+        warn("component %s skipped: %s", path.c_str(), reason.c_str());
 }
 
 // Why a file failed to open. libltdl tries each of its loaders and reports
@@ -509,6 +518,7 @@ void reset()
     repo.components.clear();
     repo.failed.clear();
     repo.pins.clear();
+    clear_component_devices();
     have_memory_kind_components = false;
 }
 
@@ -536,25 +546,26 @@ const std::vector<FailedFile> &failed_files() { return repo.failed; }
 const std::vector<SlotCandidate> &slot_candidates(int op, int mem, int kt) { return repo.candidates[op][mem][kt]; }
 const opf_hw_info_t &hardware() { return repo.hw; }
 
-std::string explain_slot(int op, int mem, int kt, int nbuf)
+std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
 {
-    static const char *mem_names[] = {"host", "cuda", "opencl"};
-    std::string out = std::string(base::op_name(op)) + " " + base::kernel_type_name(kt) + " " + mem_names[mem] + " " +
-                      std::to_string(nbuf) + "-buffer:";
+    std::string out = std::string(base::op_name(op)) + " " + base::kernel_type_name(kt) + " " +
+                      opf_memory_kind_name(mem) + " " + std::to_string(nbuf) + "-buffer" + (stream ? " stream" : "") + ":";
     const Slot &s = op_table[op][mem][kt];
     const auto pin_it = repo.pins.find({op, kt});
     const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
     std::vector<const SlotCandidate *> all;
     for (const SlotCandidate &c : repo.candidates[op][mem][kt]) all.push_back(&c);
     std::sort(all.begin(), all.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
-    const char *winner = nbuf == 2 ? s.two.offer.provider : s.three.offer.provider;
+    const char *winner = stream ? (nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider)
+                                : (nbuf == 2 ? s.two.offer.provider : s.three.offer.provider);
     for (const SlotCandidate *c : all) {
         const std::string &name = repo.components[c->component].name;
-        const bool has = nbuf == 2 ? c->fn2 != nullptr : c->fn3 != nullptr;
-        const bool failed = nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3;
+        const bool has = stream ? (nbuf == 2 ? c->stream_fn2 != nullptr : c->stream_fn3 != nullptr)
+                                : (nbuf == 2 ? c->fn2 != nullptr : c->fn3 != nullptr);
+        const bool failed = !stream && (nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3);
         out += "\n  " + name + " priority " + std::to_string(c->priority);
         if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
-        if (!has) out += ": offers no " + std::to_string(nbuf) + "-buffer kernel";
+        if (!has) out += ": offers no " + std::to_string(nbuf) + "-buffer" + (stream ? " stream" : "") + " kernel";
         else if (failed) out += ": self-test FAILED, dropped";
         else if (pin == "base" || (!pin.empty() && pin != name && winner && pin == winner))
             out += ": not the pinned provider (" + pin + ")";

@@ -51,8 +51,9 @@ const std::vector<ComponentRecord> &components();
 const std::vector<FailedFile> &failed_files();
 const std::vector<SlotCandidate> &slot_candidates(int op_id, int mem, int kt);
 const opf_hw_info_t &hardware();
-// Explains the selection of a slot half in words, for opframe_info --explain.
-std::string explain_slot(int op_id, int mem, int kt, int nbuf);
+// Explains the selection of a slot half in words, for opframe_info --explain:
+// its host-style kernels, or (stream) those enqueued on a caller's stream.
+std::string explain_slot(int op_id, int mem, int kt, int nbuf, bool stream = false);
 
 // init: probe, load, open, query, select, self-test, enable. Returns an
 // OPF_* code; a bad `op` list is OPF_ERR_ARG.

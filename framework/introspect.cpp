@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <strings.h>
 
 #include "base/kernels.h"
 #include "framework/components.h"
@@ -137,5 +138,42 @@ OPF_API int opf_failed_describe(int index, opf_failed_info_t *info)
         return fail(OPF_ERR_ARG, "opf_failed_describe: no failed file %d", index);
     info->path = failed_files()[std::size_t(index)].path.c_str();
     info->reason = failed_files()[std::size_t(index)].reason.c_str();
+    return OPF_SUCCESS;
+}
+
+// ---- memory kinds by name, stream kernels -------------------------------------
+
+namespace {
+// Index = OPF_MEM_* value (component.h); one name per kind.
+constexpr const char *memory_kind_names[OPF_MEM_KIND_COUNT] = {"host", "cuda", "opencl"};
+bool valid_mem(int mem) { return mem >= 0 && mem < OPF_MEM_KIND_COUNT; }
+} // namespace
+
+OPF_API int opf_memory_kind_count(void) { return OPF_MEM_KIND_COUNT; }
+
+OPF_API const char *opf_memory_kind_name(int mem) { return valid_mem(mem) ? memory_kind_names[mem] : nullptr; }
+
+OPF_API int opf_memory_kind_by_name(const char *name)
+{
+    for (int mem = 0; name && mem < OPF_MEM_KIND_COUNT; ++mem)
+        if (strcasecmp(name, memory_kind_names[mem]) == 0) return mem;
+    return -1;
+}
+
+OPF_API const char *opf_slot_stream_provider(int op_id, int kt, int mem, int nbuf, opf_count_t count)
+{
+    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || !valid_mem(mem) || ensure_initialized()) return nullptr;
+    const Slot &s = op_table[op_id][mem][kt];
+    return nbuf == 2 ? s.stream2.offer_for(count).provider : s.stream3.offer_for(count).provider;
+}
+
+OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *buf, int len)
+{
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || !valid_mem(mem))
+        return fail(OPF_ERR_ARG, "opf_slot_explain_stream: bad argument");
+    if (!valid_slot(op_id, kt))
+        return fail(OPF_ERR_OP, "opf_slot_explain_stream: no slot (op %d, kernel type %d)", op_id, kt);
+    if (int rc = ensure_initialized()) return rc;
+    std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf, true).c_str());
     return OPF_SUCCESS;
 }

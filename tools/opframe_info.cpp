@@ -5,12 +5,15 @@
 //   opframe_info --param FW COMP [--level N]   parameters (FW: op|all; COMP: name|base|all)
 //   opframe_info --all                   everything, parameters of every level
 //   opframe_info --show-failed           component files that could not be used, and why
-//   opframe_info --hw                    CPU, ISA, caches, cores, NUMA, devices
-//   opframe_info --kernels [--op OP] [--type T]   the mixed table (2-buffer/3-buffer provider)
-//   opframe_info --explain OP TYPE       the offers for one slot and why the winner won
+//   opframe_info --hw                    CPU, ISA, caches, cores, NUMA, devices (hwloc's and the
+//                                        components'), each with the component using it
+//   opframe_info --kernels [--op OP] [--type T] [--mem KIND]   the mixed table (2-buffer/3-buffer
+//                                        provider; stream kernels too on device memory kinds)
+//   opframe_info --explain OP TYPE [--mem KIND]   the offers for one slot and why the winner won
 //   opframe_info --types                 datatypes, their kernel types and ops
 //   opframe_info --path                  where components and parameter files are looked for
 //   --parsable (colon-separated, stable) | --json ; --mca NAME VALUE (repeatable) ; -V
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -29,6 +32,7 @@ struct Options {
     bool build = true, components = true, params = false, failed = false, hw = false, kernels = false, types = false,
          path = false;
     std::string param_framework = "all", param_component = "all", op_filter, type_filter, explain_op, explain_type;
+    std::string mem_filter;   // --mem NAME: one memory kind (resolved by name after opf_init)
     int level = 1;
     Format format = Format::Text;
 };
@@ -173,6 +177,49 @@ void show_params(Printer &p, const Options &o)
     }
 }
 
+// ---- devices: hwloc's OS devices and those the components found ------------------
+struct Device {
+    std::string name, kind, model, source, component;   // source: "hwloc" or the reporting component
+};
+
+// Every device once: hwloc's first, then those only a component knows; a
+// component's device of the same name as an hwloc one marks it as used.
+std::vector<Device> devices_of(const opf_hw_info_t &hw)
+{
+    std::vector<Device> list;
+    for (int i = 0; i < hw.n_devices && i < OPF_HW_MAX_DEVICES; ++i)
+        list.push_back({hw.devices[i].name, hw.devices[i].kind, hw.devices[i].model, "hwloc", ""});
+    for (int i = 0; i < opf_device_count(); ++i) {
+        opf_device_info_t d;
+        if (opf_device_describe(i, &d) != OPF_SUCCESS) continue;
+        auto same = std::find_if(list.begin(), list.end(), [&](const Device &x) { return x.name == d.name; });
+        if (same == list.end()) list.push_back({d.name, d.kind, d.model, d.component, d.component});
+        else if (same->component.empty()) same->component = d.component;
+        else if (same->component.find(d.component) == std::string::npos) same->component += std::string(",") + d.component;
+    }
+    return list;
+}
+
+void show_devices(Printer &p, const opf_hw_info_t &hw)
+{
+    const std::vector<Device> list = devices_of(hw);
+    if (p.format == Format::Text) {
+        std::string text = "Devices: " + (list.empty() ? std::string("none") : std::to_string(list.size()));
+        for (const Device &d : list)
+            text += "\n  " + d.name + " (" + d.kind + ") " + d.model + "\n      found by " +
+                    (d.source == "hwloc" ? "hwloc" : "the " + d.source + " component") + ", used by " +
+                    (d.component.empty() ? "no component" : d.component);
+        p.record("hw:devices", Record{}, text);
+        return;
+    }
+    for (const Device &d : list) {
+        Record r;
+        r.add("name", d.name).add("type", d.kind).add("model", d.model).add("found_by", d.source)
+            .add("used_by", d.component.empty() ? "none" : d.component);
+        p.record("hw:device", r, "");
+    }
+}
+
 void show_hw(Printer &p)
 {
     opf_hw_info_t hw;
@@ -185,61 +232,117 @@ void show_hw(Printer &p)
     r.add("cpu", hw.cpu_model).add("isa", isa).add("isa_cpu_only", cpu_only).add("cores", std::to_string(hw.cores))
         .add("pus", std::to_string(hw.pus)).add("numa_nodes", std::to_string(hw.numa_nodes))
         .add("l1d", std::to_string(hw.l1d_bytes)).add("l2", std::to_string(hw.l2_bytes)).add("l3", std::to_string(hw.l3_bytes))
-        .add("hwloc", hw.hwloc ? "yes" : "no").add("devices", std::to_string(hw.n_devices));
+        .add("hwloc", hw.hwloc ? "yes" : "no").add("devices", std::to_string(devices_of(hw).size()));
     std::string text = std::string("CPU: ") + hw.cpu_model + "\nISA (CPU and OS): " + isa +
                        "\nISA the OS does not enable: " + cpu_only + "\nCores: " + std::to_string(hw.cores) +
                        ", PUs: " + std::to_string(hw.pus) + ", NUMA nodes: " + std::to_string(hw.numa_nodes) +
                        "\nCaches: L1d " + kib(hw.l1d_bytes) + ", L2 " + kib(hw.l2_bytes) + ", L3 " + kib(hw.l3_bytes) +
-                       "\nTopology from: " + (hw.hwloc ? "hwloc" : "sysconf (no hwloc)") +
-                       "\nDevices: " + (hw.n_devices ? "" : "none");
-    for (int i = 0; i < hw.n_devices; ++i)
-        text += std::string("\n  ") + hw.devices[i].name + " (" + hw.devices[i].kind + ") " + hw.devices[i].model;
+                       "\nTopology from: " + (hw.hwloc ? "hwloc" : "sysconf (no hwloc)");
     p.record("hw", r, text);
-    for (int i = 0; i < hw.n_devices; ++i) {
-        Record d;
-        d.add("name", hw.devices[i].name).add("kind", hw.devices[i].kind).add("model", hw.devices[i].model);
-        if (p.format != Format::Text) p.record("hw:device", d, "");
-    }
+    show_devices(p, hw);
+}
+
+// ---- memory kinds: --mem NAME, resolved through the framework by name ------------
+
+// After opf_init (kinds may be registered at run time): false, with a
+// message naming the known kinds, when --mem names none of them.
+bool check_memory_kind(const Options &o)
+{
+    if (o.mem_filter.empty() || opf_memory_kind_by_name(o.mem_filter.c_str()) >= 0) return true;
+    std::string known;
+    for (int m = 0; m < opf_memory_kind_count(); ++m) known += std::string(m ? ", " : "") + opf_memory_kind_name(m);
+    std::fprintf(stderr, "opframe_info: --mem %s: unknown memory kind (known: %s)\n", o.mem_filter.c_str(), known.c_str());
+    return false;
+}
+
+// The memory kinds to show: the one --mem names, or all.
+std::vector<int> memory_kinds(const Options &o)
+{
+    if (!o.mem_filter.empty()) return {opf_memory_kind_by_name(o.mem_filter.c_str())};
+    std::vector<int> kinds;
+    for (int m = 0; m < opf_memory_kind_count(); ++m) kinds.push_back(m);
+    return kinds;
+}
+
+// The providers of one slot on one memory kind: the kernels opf_reduce_local
+// runs (2- and 3-buffer) and those the stream calls enqueue.
+struct SlotProviders {
+    const char *p2, *p3, *s2, *s3;
+    bool any() const { return p2 || p3 || s2 || s3; }
+};
+SlotProviders providers(int op, int kt, int mem)
+{
+    return {opf_slot_provider_mem(op, kt, mem, 2, 1), opf_slot_provider_mem(op, kt, mem, 3, 1),
+            opf_slot_stream_provider(op, kt, mem, 2, 1), opf_slot_stream_provider(op, kt, mem, 3, 1)};
+}
+
+// "p2/p3", or "p" when both halves have the same provider, "-" for none.
+std::string pair_cell(const char *two, const char *three)
+{
+    if (!two && !three) return "-";
+    if (two && three && !std::strcmp(two, three)) return two;
+    return std::string(two ? two : "-") + "/" + (three ? three : "-");
 }
 
 void show_kernels(Printer &p, const Options &o)
 {
-    static const char *mems[] = {"host", "cuda", "opencl"};
+    const std::vector<int> kinds = memory_kinds(o);
     if (p.format == Format::Text) {
-        std::printf("%-22s", "kernel type");
+        std::printf("%-30s", "kernel type");
         for (int op = 1; op < OPF_OPID_COUNT; ++op)
             if (matches(o.op_filter, op_name(op))) std::printf(" %-9s", op_name(op));
         std::printf("\n");
     }
-    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            const char *kt_name = opf_kernel_type_name(kt);
-            if (!matches(o.type_filter, kt_name)) continue;
-            std::string row;
-            bool any = false;
-            for (int op = 1; op < OPF_OPID_COUNT; ++op) {
-                if (!matches(o.op_filter, op_name(op))) continue;
-                const char *p2 = opf_slot_provider_mem(op, kt, mem, 2, 1);
-                const char *p3 = opf_slot_provider_mem(op, kt, mem, 3, 1);
-                std::string cell = !opf_slot_exists(op, kt) ? "." : !p2 && !p3 ? "-"
-                                   : p2 && p3 && !std::strcmp(p2, p3) ? p2
-                                   : std::string(p2 ? p2 : "-") + "/" + (p3 ? p3 : "-");
-                any |= p2 || p3;
-                char buf[64];
-                std::snprintf(buf, sizeof buf, " %-9s", cell.c_str());
-                row += buf;
-                if (p.format != Format::Text && (p2 || p3)) {
-                    Record r;
-                    r.add("2buf", p2 ? p2 : "none").add("3buf", p3 ? p3 : "none");
-                    p.record(std::string("kernel:") + mems[mem] + ":" + op_name(op) + ":" + kt_name, r, "");
+    for (int mem : kinds)
+        for (bool stream : {false, true})
+            for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+                const char *kt_name = opf_kernel_type_name(kt);
+                if (!matches(o.type_filter, kt_name)) continue;
+                std::string row;
+                bool any = false;
+                for (int op = 1; op < OPF_OPID_COUNT; ++op) {
+                    if (!matches(o.op_filter, op_name(op))) continue;
+                    const SlotProviders sp = providers(op, kt, mem);
+                    const std::string cell = !opf_slot_exists(op, kt) ? "."
+                                             : stream              ? pair_cell(sp.s2, sp.s3)
+                                                                   : pair_cell(sp.p2, sp.p3);
+                    any |= stream ? sp.s2 || sp.s3 : sp.p2 || sp.p3;
+                    char buf[64];
+                    std::snprintf(buf, sizeof buf, " %-9s", cell.c_str());
+                    row += buf;
+                    if (p.format != Format::Text && !stream && sp.any()) {
+                        Record r;
+                        r.add("2buf", sp.p2 ? sp.p2 : "none").add("3buf", sp.p3 ? sp.p3 : "none");
+                        if (sp.s2 || sp.s3) r.add("stream_2buf", sp.s2 ? sp.s2 : "none").add("stream_3buf", sp.s3 ? sp.s3 : "none");
+                        p.record(std::string("kernel:") + opf_memory_kind_name(mem) + ":" + op_name(op) + ":" + kt_name, r, "");
+                    }
+                }
+                // Host rows always; a device kind's rows where it has kernels, or when --mem names it.
+                const bool show = mem == OPF_MEM_HOST ? !stream : any || (!o.mem_filter.empty() && !stream);
+                if (p.format == Format::Text && show) {
+                    const std::string label = mem == OPF_MEM_HOST && !stream
+                                                  ? std::string(kt_name)
+                                                  : std::string(opf_memory_kind_name(mem)) + (stream ? " stream:" : ":") + kt_name;
+                    std::printf("%-30s%s\n", label.c_str(), row.c_str());
                 }
             }
-            if (p.format == Format::Text && (mem == OPF_MEM_HOST || any))
-                std::printf("%-22s%s\n", (mem == OPF_MEM_HOST ? std::string(kt_name) : std::string(mems[mem]) + ":" + kt_name).c_str(),
-                            row.c_str());
-        }
     if (p.format == Format::Text)
-        std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels; \".\": op not defined on the type)\n");
+        std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels; \".\": op not defined on the type;\n"
+                    " \"KIND stream\" rows: the kernels opf_reduce_local_stream / opf_reduce_local3_stream enqueue)\n");
+}
+
+// --explain on one memory kind: its 2- and 3-buffer kernels, then its stream
+// kernels. Without --mem, a device kind shows only the halves it serves.
+void explain_memory_kind(int op, int kt, int mem, bool named)
+{
+    for (bool stream : {false, true})
+        for (int nbuf : {2, 3}) {
+            char buf[4096];
+            const int rc = stream ? opf_slot_explain_stream(op, kt, mem, nbuf, buf, sizeof buf)
+                                  : opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf);
+            const bool served = !std::strstr(buf, "(no kernel");
+            if (rc == OPF_SUCCESS && (served || named || (mem == OPF_MEM_HOST && !stream))) std::printf("%s\n", buf);
+        }
 }
 
 int show_explain(const Options &o)
@@ -258,12 +361,7 @@ int show_explain(const Options &o)
                      o.explain_type.c_str());
         return 1;
     }
-    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
-        for (int nbuf : {2, 3}) {
-            char buf[4096];
-            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel")))
-                std::printf("%s\n", buf);
-        }
+    for (int mem : memory_kinds(o)) explain_memory_kind(op, kt, mem, !o.mem_filter.empty());
     return 0;
 }
 
@@ -309,7 +407,8 @@ int usage(FILE *to)
 {
     std::fprintf(to,
                  "usage: opframe_info [--param FRAMEWORK COMPONENT] [--level N] [--all] [--show-failed] [--hw]\n"
-                 "                    [--kernels [--op OP] [--type TYPE]] [--explain OP TYPE] [--types] [--path]\n"
+                 "                    [--kernels [--op OP] [--type TYPE]] [--explain OP TYPE] [--mem host|cuda|opencl]\n"
+                 "                    [--types] [--path]\n"
                  "                    [--parsable | --json] [--mca NAME VALUE]... [-V]\n");
     return to == stderr ? 2 : 0;
 }
@@ -338,6 +437,7 @@ int main(int argc, char **argv)
         else if (a == "--path") o.path = explicit_view = true;
         else if (a == "--op") { need(1); o.op_filter = argv[++i]; }
         else if (a == "--type") { need(1); o.type_filter = argv[++i]; }
+        else if (a == "--mem") { need(1); o.mem_filter = argv[++i]; }
         else if (a == "--explain") { need(2); o.explain_op = argv[++i]; o.explain_type = argv[++i]; explicit_view = true; }
         else if (a == "--parsable" || a == "--parseable") o.format = Format::Parsable;
         else if (a == "--json") o.format = Format::Json;
@@ -357,6 +457,7 @@ int main(int argc, char **argv)
     const int rc = opf_init();
     if (rc != OPF_SUCCESS)   // still show what can be shown: the error is the first thing to read
         std::fprintf(stderr, "opframe_info: opf_init failed: %s\n", opf_last_error());
+    if (!check_memory_kind(o)) return 2;
     if (!o.explain_op.empty()) return show_explain(o);
     Printer p{o.format};
     p.begin();

@@ -69,6 +69,7 @@
  *   op_cuda_devices            read-only: the CUDA devices found, and the architectures built for
  */
 #include <opframe/component.h>
+#include <opframe/component_device.h>
 #include <opframe/introspect.h>
 
 #include <algorithm>
@@ -654,6 +655,10 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         std::snprintf(line, sizeof line, "%s%d: %s (sm_%d%d, %d SMs%s)", text.empty() ? "" : "; ", dev,
                       named ? prop.name : "?", major, minor, sms, ok ? "" : ", no kernels for it");
         text += line;
+        if (ok) {   // opframe_info --hw lists it (component_device.h); hwloc names CUDA devices cuda<N>
+            std::snprintf(line, sizeof line, "%s (sm_%d%d, %d SMs)", named ? prop.name : "?", major, minor, sms);
+            opf_component_device_add("cuda", ("cuda" + std::to_string(dev)).c_str(), "gpu", line);
+        }
     }
     devices_storage = text + "; " + built + "; driver " + std::to_string(driver / 1000) + "." +
                       std::to_string(driver % 1000 / 10);

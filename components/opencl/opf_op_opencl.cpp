@@ -38,6 +38,7 @@
 #include "cl_source.h"
 
 #include <opframe/component.h>
+#include <opframe/component_device.h>
 #include <opframe/introspect.h>
 #include <opframe/opencl.h>
 
@@ -239,6 +240,15 @@ std::string hwloc_name(const opf_hw_info_t *hw, cl_uint p, cl_uint d)
     return "";
 }
 
+// ---- devices reported to the framework (opframe_info --hw; component_device.h) ----------
+
+void report_devices(const std::vector<Found> &found)
+{
+    for (const Found &f : found)
+        opf_component_device_add("opencl", ("opencl" + std::to_string(f.platform_index) + "d" + std::to_string(f.device_index)).c_str(),
+                                 lower(device_type_name(f.caps.type)).c_str(), (f.caps.name + " [" + f.caps.platform_name + "]").c_str());
+}
+
 // ---- host memory: is the device a net win? ------------------------------------------
 
 // The CPU reference: float SUM as the base compiles it (a plain loop).
@@ -344,6 +354,7 @@ int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     for (std::size_t i = 0; i < found.size(); ++i)
         devices_storage += (i ? "; " : "") + describe(i, found[i]);
     devices_text = devices_storage.c_str();
+    report_devices(found);
     if (found.empty()) return refuse("no OpenCL device on " + std::to_string(np) + " platform(s)");
 
     // The device of the host kernels.

@@ -99,6 +99,36 @@ int opf_hw_describe(opf_hw_info_t *hw);
  * length of the full text. */
 size_t opf_hw_format_features(unsigned features, char *buf, size_t len);
 
+/* ---- devices the components found and use ------------------------------------- */
+/* Reported by components through opf_component_device_add
+ * (component_device.h) during opf_init; only those of available components
+ * are listed. Strings stay valid until the next opf_finalize. */
+typedef struct opf_device_info {
+    const char *component;   /* the component that uses it: "opencl", "cuda" */
+    const char *name;        /* hwloc's OS device name where there is one: "opencl0d0", "cuda0" */
+    const char *kind;        /* "gpu", "cpu", "accelerator", ... */
+    const char *model;       /* free text, "" if none */
+} opf_device_info_t;
+int opf_device_count(void);
+/* OPF_ERR_ARG for an index outside 0 .. opf_device_count() - 1. */
+int opf_device_describe(int index, opf_device_info_t *info);
+
+/* ---- memory kinds by name ------------------------------------------------------ */
+/* Tools name memory kinds ("host", "cuda", "opencl") instead of using the
+ * OPF_MEM_* values, so that they keep working when kinds are registered at
+ * run time. */
+int opf_memory_kind_count(void);
+/* The name of a memory kind, NULL if out of range. */
+const char *opf_memory_kind_name(int memory_kind);
+/* The memory kind of a name (case-insensitive), -1 if unknown. */
+int opf_memory_kind_by_name(const char *name);
+
+/* ---- stream kernels (device.h) of a slot --------------------------------------- */
+/* As opf_slot_provider_mem and opf_slot_explain, for the kernels that
+ * opf_reduce_local_stream / opf_reduce_local3_stream enqueue. */
+const char *opf_slot_stream_provider(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
+int opf_slot_explain_stream(int op_id, int kernel_type, int memory_kind, int nbuf, char *buf, int len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The manual pages (run by `make check`):
+#   1. every page renders without a single warning: mandoc -T lint -W warning
+#      and groff -t -man -ww -z, each where installed (skip, 77, if neither);
+#   2. every public function of opframe.h, device.h and component_device.h
+#      is named in the NAME section of a page, and has that page's name or a
+#      line in man/links (so that `man FUNCTION` finds it);
+#   3. every name in man/links is documented in its page, which exists.
+set -u
+srcdir=${srcdir:-.}
+man=$srcdir/man
+failures=0
+checks=0
+fail() { echo "FAILED: $*"; failures=$((failures + 1)); }
+
+pages=$(ls "$man"/*.[1-9])
+have_mandoc=no
+have_groff=no
+command -v mandoc >/dev/null 2>&1 && have_mandoc=yes
+command -v groff >/dev/null 2>&1 && have_groff=yes
+if [ $have_mandoc = no ] && [ $have_groff = no ]; then
+    echo "check_man: neither mandoc nor groff is installed: skipped"
+    exit 77
+fi
+echo "linting with: mandoc $have_mandoc, groff $have_groff"
+
+# 1. Lint.
+for page in $pages; do
+    if [ $have_mandoc = yes ]; then
+        checks=$((checks + 1))
+        out=$(mandoc -T lint -W warning "$page" 2>&1) || fail "mandoc -T lint $page (exit $?)"
+        [ -z "$out" ] || fail "mandoc -T lint $page: $out"
+    fi
+    if [ $have_groff = yes ]; then
+        checks=$((checks + 1))
+        out=$(groff -t -man -ww -z "$page" 2>&1) || fail "groff $page (exit $?)"
+        [ -z "$out" ] || fail "groff -ww $page: $out"
+    fi
+done
+
+# The NAME line of a page: the names it documents.
+names_of() { sed -n '/^\.SH NAME/,/^\.SH/p' "$1" | sed '1d;$d'; }
+
+# 2. Every public function has a page.
+functions=$(cat "$srcdir/include/opframe/opframe.h" "$srcdir/include/opframe/device.h" \
+    "$srcdir/include/opframe/component_device.h" |
+    grep -v "^typedef" | sed -n 's/^[a-z][a-z_ *]*[ *]\(opf_[a-z0-9_]*\)(.*/\1/p' | sort -u)
+n=0
+for f in $functions; do
+    n=$((n + 1))
+    checks=$((checks + 1))
+    page=$f
+    [ -f "$man/$f.3" ] || page=$(grep -v '^#' "$man/links" | awk -v f="$f" '{ for (i = 2; i <= NF; ++i) if ($i == f) print $1 }')
+    if [ -z "$page" ]; then
+        fail "$f: no page and no line in man/links"
+    elif ! names_of "$man/$page.3" | grep -qw -- "$f"; then
+        fail "$f: not in the NAME section of $page.3"
+    fi
+done
+echo "$n public functions, each in the NAME section of its page"
+[ "$n" -ge 30 ] || fail "only $n functions found in the headers: the extraction is broken"
+
+# 3. Every link points to a page that documents it.
+grep -v '^#' "$man/links" | while read -r page names; do
+    [ -f "$man/$page.3" ] || { echo "FAILED: man/links: no page $page.3"; exit 1; }
+    for name in $names; do
+        names_of "$man/$page.3" | grep -qw -- "$name" || { echo "FAILED: man/links: $name is not in the NAME of $page.3"; exit 1; }
+    done
+done || fail "man/links"
+checks=$((checks + 1))
+
+echo "check_man: $checks checks, $failures failed"
+[ $failures -eq 0 ]
