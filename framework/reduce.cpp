@@ -67,9 +67,8 @@ private:
 
 // Says why a resolved call is refused, in the documented order.
 [[gnu::cold, gnu::noinline]] int reject_call(const char *function, opf_op_t op, opf_datatype_t datatype,
-                                             opf_count_t count, const Call &c)
+                                             opf_count_t count, int op_id, const Datatype &t)
 {
-    const Datatype &t = *c.type;
     if (datatype == OPF_DATATYPE_NULL)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is null, freed or invalid");
     if (!__atomic_load_n(&t.committed, __ATOMIC_RELAXED))
@@ -77,7 +76,7 @@ private:
     if (!t.supported)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not supported by this build");
     if (count < 0) return fail_call(OPF_ERR_COUNT, function, op, datatype, "negative count %lld", (long long)count);
-    if (c.op_id && !(t.valid_ops & op_bit(c.op_id)))
+    if (op_id && !(t.valid_ops & op_bit(op_id)))
         return fail_call(OPF_ERR_OP, function, op, datatype,
                          t.kernel_type < 0 ? "a predefined op needs one basic type; this type mixes several"
                                            : "the op is not defined for this datatype");
@@ -90,10 +89,10 @@ private:
 // in range, in one test each: usable_ops is 0 for an uncommitted or
 // unsupported type, and a negative count fails the unsigned comparison.
 [[gnu::always_inline]] inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype,
-                                             opf_count_t count, const Call &c)
+                                             opf_count_t count, int op_id, const Datatype &t)
 {
-    if (!(usable_ops(*c.type) & op_bit(c.op_id)) || uint64_t(count) > uint64_t(c.type->max_count)) [[unlikely]]
-        return reject_call(function, op, datatype, count, c);
+    if (!(usable_ops(t) & op_bit(op_id)) || uint64_t(count) > uint64_t(t.max_count)) [[unlikely]]
+        return reject_call(function, op, datatype, count, op_id, t);
     return OPF_SUCCESS;
 }
 
@@ -105,12 +104,12 @@ template <class Body>
     CallUses uses;
     Call c{op_id, nullptr, nullptr};
     if (int rc = uses.resolve(function, op, datatype, c)) return rc;
-    if (int rc = check_call(function, op, datatype, count, c)) return rc;
-    return body(c);
+    if (int rc = check_call(function, op, datatype, count, op_id, *c.type)) return rc;
+    return body(op_id, c.user, *c.type);
 }
 
 // Initialises lazily, resolves and checks the handles and the count, then
-// runs body(call). Every failure names the call, the op and the type. A
+// runs body(op id, user op, type). Every failure names the call, the op and the type. A
 // predefined op on a predefined type takes the short way: nothing to hold.
 template <class Body>
 [[gnu::always_inline]] inline int with_call(const char *function, opf_op_t op, opf_datatype_t datatype,
@@ -121,9 +120,9 @@ template <class Body>
     const auto h = reinterpret_cast<uintptr_t>(datatype);
     if (!op_id || h >= OPF_TYPEID_COUNT_) [[unlikely]]
         return with_created_call(function, op, datatype, count, op_id, body);
-    const Call c{op_id, nullptr, &predefined_types[h]};
-    if (int rc = check_call(function, op, datatype, count, c)) [[unlikely]] return rc;
-    return body(c);
+    const Datatype &t = predefined_types[h];
+    if (int rc = check_call(function, op, datatype, count, op_id, t)) [[unlikely]] return rc;
+    return body(op_id, nullptr, t);
 }
 
 const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
@@ -295,7 +294,7 @@ using namespace opf;
 OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                              opf_op_t op)
 try {
-    return with_call("opf_reduce_local", op, datatype, count, [=](Call c) __attribute__((always_inline)) -> int {
+    return with_call("opf_reduce_local", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         if (count == 0) return OPF_SUCCESS;
         if (!inbuf || !inoutbuf) [[unlikely]]
             return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "%s is NULL with count %lld",
@@ -305,15 +304,15 @@ try {
         int mem = OPF_MEM_HOST;
         if (have_memory_kind_components) [[unlikely]] {
             if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
-            if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)))
-                return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
+            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local", op, datatype, {op_id, user, &t}, mem, 2)))
+                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
                                           "user ops run on host memory only")
                               : OPF_ERR_BUFFER;
         }
-        if (c.user) [[unlikely]]
-            call_user(*c.user, in, inout, count, datatype, *c.type);
+        if (user) [[unlikely]]
+            call_user(*user, in, inout, count, datatype, t);
         else
-            apply2(c.op_id, in, inout, count, *c.type, mem);
+            apply2(op_id, in, inout, count, t, mem);
         return OPF_SUCCESS;
     });
 } catch (...) {
@@ -323,7 +322,7 @@ try {
 OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                               opf_datatype_t datatype, opf_op_t op)
 try {
-    return with_call("opf_reduce_local3", op, datatype, count, [=](Call c) __attribute__((always_inline)) -> int {
+    return with_call("opf_reduce_local3", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         if (count == 0) return OPF_SUCCESS;
         if (!in1 || !in2 || !out) [[unlikely]]
             return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "%s is NULL with count %lld",
@@ -334,14 +333,14 @@ try {
         int mem = OPF_MEM_HOST;
         if (have_memory_kind_components) [[unlikely]] {
             if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
-            if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)))
-                return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
+            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local3", op, datatype, {op_id, user, &t}, mem, 3)))
+                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
                                           "user ops run on host memory only")
                               : OPF_ERR_BUFFER;
         }
-        if (c.user) [[unlikely]]
-            return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
-        apply3(c.op_id, a, b, o, count, *c.type, mem);
+        if (user) [[unlikely]]
+            return call_user3(*user, a, b, o, count, op, datatype, t);
+        apply3(op_id, a, b, o, count, t, mem);
         return OPF_SUCCESS;
     });
 } catch (...) {
@@ -357,12 +356,13 @@ namespace {
 int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count,
                       int memory_kind, std::initializer_list<const void *> buffers, const Call &c, opf_count_t &n)
 {
+    const Datatype &t = *c.type;
     if (c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "user ops cannot be enqueued on a stream");
     if (memory_kind <= OPF_MEM_HOST || memory_kind >= OPF_MEM_KIND_COUNT)
         return fail_call(OPF_ERR_ARG, function, op, datatype, "memory kind %d is not a device kind", memory_kind);
-    if (!c.type->dense && c.type->size > 0)
+    if (!t.dense && t.size > 0)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "stream reductions need a contiguous datatype");
-    n = c.type->dense ? count * c.type->basic_per_item : 0;
+    n = t.dense ? count * t.basic_per_item : 0;
     if (n == 0) return OPF_SUCCESS;
     for (const void *p : buffers)
         if (!p) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "a buffer is NULL with count %lld",
@@ -382,13 +382,13 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 OPF_API int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                                     opf_op_t op, int memory_kind, void *stream)
 try {
-    return with_call("opf_reduce_local_stream", op, datatype, count, [=](Call c) __attribute__((always_inline)) -> int {
+    return with_call("opf_reduce_local_stream", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         opf_count_t n = 0;
         if (int rc = check_stream_call("opf_reduce_local_stream", op, datatype, count, memory_kind,
-                                       {inbuf, inoutbuf}, c, n))
+                                       {inbuf, inoutbuf}, {op_id, user, &t}, n))
             return rc;
         if (n == 0) return OPF_SUCCESS;
-        opf_stream_kernel2_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream2.pick(n);
+        opf_stream_kernel2_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream2.pick(n);
         if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
         return fn(inbuf, inoutbuf, n, stream);
     });
@@ -399,13 +399,13 @@ try {
 OPF_API int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
                                      opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream)
 try {
-    return with_call("opf_reduce_local3_stream", op, datatype, count, [=](Call c) __attribute__((always_inline)) -> int {
+    return with_call("opf_reduce_local3_stream", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         opf_count_t n = 0;
         if (int rc = check_stream_call("opf_reduce_local3_stream", op, datatype, count, memory_kind,
-                                       {in1, in2, out}, c, n))
+                                       {in1, in2, out}, {op_id, user, &t}, n))
             return rc;
         if (n == 0) return OPF_SUCCESS;
-        opf_stream_kernel3_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream3.pick(n);
+        opf_stream_kernel3_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream3.pick(n);
         if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
         return fn(in1, in2, out, n, stream);
     });
