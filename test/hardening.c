@@ -8,6 +8,7 @@
  *   len copy        a callback that sets *len = 0 does not stall the loop (5)
  *   geometry        extents, bounds, displacements and counts that overflow 64 bits are refused (7)
  *   misaligned      a component kernel never sees a misaligned block (8)
+ *   selftest        the self-test of a tier with min_count INT64_MAX does not throw out of opf_init (3)
  * Hangs end in SIGALRM (the test fails). Exit status: failures. */
 #define _POSIX_C_SOURCE 200809L
 #include "test/check.h"
@@ -368,6 +369,30 @@ static void test_misaligned_blocks(void)
     CHECK_RC(opf_init(), OPF_SUCCESS);
 }
 
+/* ---- 3. no exception out of opf_init: a tier from INT64_MAX on, self-tested ---- */
+static void test_selftest_huge_min_count(void)
+{
+    CHECK_RC(opf_finalize(), OPF_SUCCESS);
+    setenv("OPF_MCA_mca_component_path", "test/components/.libs", 1);
+    setenv("OPF_MCA_mca_component_show_load_errors", "0", 1);
+    setenv("OPF_MCA_op", "tier", 1);
+    setenv("OPF_MCA_op_tier_min_count", "9223372036854775807", 1);
+    setenv("OPF_MCA_op_base_selftest", "1", 1);
+    CHECK_RC(opf_init(), OPF_SUCCESS);
+    CHECK(param_int("op_tier_min_count") == INT64_MAX, "tier not loaded, or min_count %lld",
+          param_int("op_tier_min_count"));
+    int a = 2, b = 3;
+    CHECK_RC(opf_reduce_local(&a, &b, 1, OPF_INT, OPF_SUM), OPF_SUCCESS);
+    CHECK(b == 5, "sum %d", b);
+    unsetenv("OPF_MCA_op");
+    unsetenv("OPF_MCA_op_tier_min_count");
+    unsetenv("OPF_MCA_op_base_selftest");
+    unsetenv("OPF_MCA_mca_component_path");
+    unsetenv("OPF_MCA_mca_component_show_load_errors");
+    CHECK_RC(opf_finalize(), OPF_SUCCESS);
+    CHECK_RC(opf_init(), OPF_SUCCESS);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -380,6 +405,7 @@ static const struct {
     {"len-copy", test_len_zero},
     {"geometry", test_geometry_overflow},
     {"misaligned", test_misaligned_blocks},
+    {"selftest", test_selftest_huge_min_count},
 };
 
 /* hardening [section...]: all sections, or the named ones */
