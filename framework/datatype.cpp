@@ -397,7 +397,7 @@ int build(const char *combiner, const std::vector<Run> &runs, bool is_struct, op
             append_copies(segments, uint64_t(r.disp), r.reps, r.rep_stride, body_of(std::move(copies)));
         }
     }
-    if (!fits(hi - lo) || !fits(true_hi - true_lo))
+    if (!fits(lo) || !fits(hi) || !fits(hi - lo) || !fits(true_hi - true_lo))   // bounds-only runs are checked here
         return fail(OPF_ERR_ARG, "opf_type_%s: the type's extent overflows 64 bits", combiner);
     if (any_data) {
         t->valid_ops = data_ops;

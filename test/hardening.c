@@ -296,6 +296,15 @@ static void test_geometry_overflow(void)
     CHECK_RC(opf_type_create_hvector(2, 1, big, OPF_INT, &h), OPF_SUCCESS);
     EXPECT_REFUSED(opf_type_contiguous(2, h, &t_), OPF_ERR_ARG, "contiguous(2, hvector(2, 1, 2^62))");
     free_type(&h);
+    /* a member without data that only brings bounds (resized) */
+    opf_datatype_t marker;
+    CHECK_RC(opf_type_contiguous(0, OPF_INT, &h), OPF_SUCCESS);
+    CHECK_RC(opf_type_create_resized(h, -big, 8, &marker), OPF_SUCCESS);
+    const opf_aint_t low[] = {-20, -big - 10};   /* the marker's lb lands at -2^63 - 10, the extent fits */
+    const opf_datatype_t marker_int[] = {OPF_INT, marker};
+    EXPECT_REFUSED(opf_type_create_struct(2, ones, low, marker_int, &t_), OPF_ERR_ARG, "struct(lb marker below INT64_MIN)");
+    free_type(&marker);
+    free_type(&h);
     free_type(&wide);
 
     /* a count whose buffers would span more than 2^63 bytes */
