@@ -3,6 +3,7 @@
 #include "framework/datatype.h"
 
 #include <algorithm>
+#include <bit>
 #include <array>
 #include <climits>
 #include <cstddef>
@@ -122,30 +123,90 @@ constexpr Predefined predefined_list[] = {
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
 
-bool dense_layout(const Datatype &t)
+// ---- geometry ---------------------------------------------------------------
+// Every offset, bound and size is computed in 128 bits and checked to fit in
+// 64 before it is stored: a type whose geometry overflows is refused.
+
+using Wide = __int128;
+constexpr bool fits(Wide v) { return v >= INT64_MIN && v <= INT64_MAX; }
+
+// How many kernel calls a type may flatten into per item before it keeps
+// its loops nested instead (a flat leaf list walks fastest).
+constexpr opf_count_t kFlattenLimit = 64;
+// Deeper nesting is refused: the walk recurses once per level.
+constexpr int kMaxDepth = 256;
+
+opf_count_t saturating_mul(opf_count_t a, opf_count_t b)
 {
-    return t.blocks.size() == 1 && t.lb == 0 && t.blocks[0].offset == 0 &&
-           t.blocks[0].count * base::kernel_type_extent(t.blocks[0].kernel_type) == t.extent;
+    opf_count_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+opf_count_t saturating_add(opf_count_t a, opf_count_t b)
+{
+    opf_count_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+opf_count_t calls_of(const Segments &segments)
+{
+    opf_count_t n = 0;
+    for (const Segment &s : segments) n = saturating_add(n, saturating_mul(s.reps, s.kernel_type >= 0 ? 1 : s.inner_calls));
+    return n;
+}
+
+// Largest count whose buffer offsets all fit: item i spans
+// i * extent + [lo, hi) with lo = min(true_lb, lb), hi = max(true_ub, lb + extent).
+opf_count_t max_count_of(const Datatype &t)
+{
+    if (t.extent == 0) return INT64_MAX;
+    const Wide lo = std::min<Wide>(t.true_lb, t.lb), hi = std::max<Wide>(t.true_ub, Wide(t.lb) + t.extent);
+    const Wide step = t.extent > 0 ? Wide(t.extent) : -Wide(t.extent);
+    // the last item's end (or start, going down) and the whole span stay in range
+    const Wide room_position = t.extent > 0 ? Wide(INT64_MAX) - hi : lo - Wide(INT64_MIN);
+    const Wide room_span = Wide(INT64_MAX) - (hi - lo);
+    const Wide room = std::min(room_position, room_span);
+    if (room < 0) return 0;
+    const Wide n = room / step + 1;
+    return n > INT64_MAX ? INT64_MAX : opf_count_t(n);
+}
+
+bool is_dense(const Datatype &t)
+{
+    if (t.segments->size() != 1) return false;
+    const Segment &s = t.segments->front();
+    return s.kernel_type >= 0 && s.reps == 1 && s.offset == 0 && t.lb == 0 &&
+           Wide(s.count) * base::kernel_type_extent(s.kernel_type) == t.extent;
+}
+
+// Derived state: density, the count limit, and what calls may check.
+void finish(Datatype &t)
+{
+    t.dense = is_dense(t);
+    t.max_count = max_count_of(t);
+    t.usable_ops = t.committed && t.supported ? t.valid_ops | kUserOpBit : 0;
 }
 
 // Fills one predefined descriptor from its row.
 Datatype make_predefined(const Predefined &p)
 {
     Datatype t;
-    {
-        t.name = p.name;
-        t.kernel_type = p.kernel_type;
-        t.valid_ops = ops_of(p.group);
-        t.committed = true;
-        t.supported = base::kernel_type_supported(p.kernel_type);
-        t.alignment = base::kernel_type_alignment(p.kernel_type);
-        t.size = base::kernel_type_data_size(p.kernel_type);
-        t.basic_per_item = 1;
-        t.extent = base::kernel_type_extent(p.kernel_type);
-        t.true_ub = base::kernel_type_data_end(p.kernel_type);
-        t.blocks = {{0, 1, p.kernel_type}};
-        t.dense = true;
-    }
+    t.name = p.name;
+    t.kernel_type = p.kernel_type;
+    t.valid_ops = ops_of(p.group);
+    t.committed = true;
+    t.supported = base::kernel_type_supported(p.kernel_type);
+    t.alignment = base::kernel_type_alignment(p.kernel_type);
+    t.kernel_types = uint64_t(1) << p.kernel_type;
+    t.size = base::kernel_type_data_size(p.kernel_type);
+    t.basic_per_item = 1;
+    t.leaf_calls = 1;
+    t.extent = base::kernel_type_extent(p.kernel_type);
+    t.true_ub = base::kernel_type_data_end(p.kernel_type);
+    Segment leaf;
+    leaf.kernel_type = p.kernel_type;
+    leaf.count = 1;
+    t.segments = std::make_shared<const Segments>(Segments{leaf});
+    finish(t);
     return t;
 }
 
@@ -157,84 +218,213 @@ HandleTable<Datatype> &derived_types()
 
 // ---- derived types ---------------------------------------------------------
 
-// `copies` consecutive copies of `child`, the first at byte `disp`.
+// `reps` repetitions, `rep_stride` bytes apart, of `copies` consecutive
+// copies of `child`, the first at byte `disp`.
 struct Run {
     opf_aint_t disp;
     opf_count_t copies;
     const Datatype *child;
+    opf_count_t reps = 1;
+    opf_aint_t rep_stride = 0;
 };
 
-void append_block(std::vector<Block> &blocks, Block b)
+// A type map and what walking one copy of it costs: leaves, and recursion depth.
+struct Body {
+    std::shared_ptr<const Segments> segments;
+    opf_count_t calls;
+    int depth;
+};
+
+int depth_of(const Segments &segments)
 {
-    if (b.count == 0) return;
-    if (!blocks.empty()) {
-        Block &last = blocks.back();
-        if (last.kernel_type == b.kernel_type &&
-            last.offset + last.count * base::kernel_type_extent(b.kernel_type) == b.offset) {
-            last.count += b.count;
-            return;
-        }
-    }
-    blocks.push_back(b);
+    int d = 0;
+    for (const Segment &s : segments) d = std::max(d, s.kernel_type >= 0 ? 1 : 1 + s.inner_depth);
+    return d;
 }
 
-// Lays the runs out as one type map (MPI's rules for bounds and the struct
-// alignment epsilon) and returns a new, uncommitted handle.
-int build(const char *combiner, const std::vector<Run> &runs, bool is_struct, opf_datatype_t *newtype)
+Body body_of(Segments segments)
 {
-    auto t = std::make_unique<Datatype>();
-    t->name = combiner;
-    t->valid_ops = ~uint32_t(0);
-    bool first_kt = true, any_extent = false;
-    opf_aint_t lo = 0, hi = 0;
-    for (const Run &r : runs) {
-        const Datatype &c = *r.child;
-        t->valid_ops &= c.valid_ops;
-        t->supported &= c.supported;
-        t->explicit_bounds |= c.explicit_bounds;
-        t->alignment = std::max(t->alignment, c.alignment);
-        if (first_kt) t->kernel_type = c.kernel_type;
-        else if (t->kernel_type != c.kernel_type) t->kernel_type = -1;
-        first_kt = false;
-        if (r.copies == 0) continue;
+    const opf_count_t calls = calls_of(segments);
+    const int depth = depth_of(segments);
+    return {std::make_shared<const Segments>(std::move(segments)), calls, depth};
+}
 
-        opf_count_t bytes;
-        if (__builtin_mul_overflow(r.copies, c.size, &bytes) || __builtin_add_overflow(t->size, bytes, &t->size))
-            return fail(OPF_ERR_COUNT, "opf_type_%s: the type's size overflows 64 bits", combiner);
+// Offsets inside a type map are kept modulo 2^64 (as the walk computes them):
+// only the final offset of each leaf must fit, and the bounds checks ensure it.
+uint64_t shifted(uint64_t base, opf_aint_t offset) { return base + uint64_t(offset); }
 
-        const opf_aint_t span = (r.copies - 1) * c.extent;
-        const opf_aint_t run_lo = r.disp + c.lb + std::min<opf_aint_t>(0, span);
-        const opf_aint_t run_hi = r.disp + c.lb + c.extent + std::max<opf_aint_t>(0, span);
-        lo = any_extent ? std::min(lo, run_lo) : run_lo;
-        hi = any_extent ? std::max(hi, run_hi) : run_hi;
-        any_extent = true;
-
-        if (c.dense)   // copies of a dense child are one block
-            append_block(t->blocks, {r.disp, r.copies * c.blocks[0].count, c.kernel_type});
-        else
-            for (opf_count_t k = 0; k < r.copies; ++k)
-                for (const Block &b : c.blocks)
-                    append_block(t->blocks, {r.disp + k * c.extent + b.offset, b.count, b.kernel_type});
+// Appends a leaf of one copy, merged into the previous leaf where the two are
+// contiguous (one longer leaf) or continue its regular pattern (one more rep).
+void append_leaf(Segments &out, uint64_t offset, int kt, opf_count_t count)
+{
+    if (!out.empty() && out.back().kernel_type == kt) {
+        Segment &last = out.back();
+        const uint64_t ext = uint64_t(base::kernel_type_extent(kt));
+        opf_count_t sum;
+        if (last.reps == 1 && uint64_t(last.offset) + uint64_t(last.count) * ext == offset &&
+            !__builtin_add_overflow(last.count, count, &sum)) {
+            last.count = sum;
+            return;
+        }
+        if (last.count == count && last.reps < INT64_MAX) {
+            const uint64_t stride = last.reps == 1 ? offset - uint64_t(last.offset) : uint64_t(last.stride);
+            if (uint64_t(last.offset) + uint64_t(last.reps) * stride == offset) {
+                last.stride = opf_aint_t(stride);
+                ++last.reps;
+                return;
+            }
+        }
     }
-    if (t->kernel_type < 0) t->valid_ops &= op_bit(OPF_OPID_REPLACE) | op_bit(OPF_OPID_NO_OP);
-    if (runs.empty()) t->valid_ops = op_bit(OPF_OPID_REPLACE) | op_bit(OPF_OPID_NO_OP);
-    t->lb = lo;
-    t->extent = hi - lo;
-    if (is_struct && !t->explicit_bounds && t->extent % t->alignment)
-        t->extent += t->alignment - t->extent % t->alignment;
-    for (const Block &b : t->blocks) {
-        t->basic_per_item += b.count;
-        const opf_aint_t end = b.offset + (b.count - 1) * base::kernel_type_extent(b.kernel_type) +
-                               base::kernel_type_data_end(b.kernel_type);
-        t->true_lb = &b == &t->blocks[0] ? b.offset : std::min(t->true_lb, b.offset);
-        t->true_ub = &b == &t->blocks[0] ? end : std::max(t->true_ub, end);
-    }
-    t->dense = dense_layout(*t);
+    Segment leaf;
+    leaf.offset = opf_aint_t(offset);
+    leaf.kernel_type = kt;
+    leaf.count = count;
+    out.push_back(std::move(leaf));
+}
 
+// Appends every leaf of `segments` at `base` one by one (callers bound the number).
+void append_flat(Segments &out, uint64_t base, const Segments &segments)
+{
+    for (const Segment &s : segments)
+        for (opf_count_t r = 0; r < s.reps; ++r) {
+            const uint64_t at = shifted(base, s.offset) + uint64_t(r) * uint64_t(s.stride);
+            if (s.kernel_type >= 0) append_leaf(out, at, s.kernel_type, s.count);
+            else append_flat(out, at, *s.inner);
+        }
+}
+
+// Appends `n` copies of `body`, `stride` bytes apart, the first at `disp`:
+// flat when that makes few leaves, else as one loop segment.
+void append_copies(Segments &out, uint64_t disp, opf_count_t n, opf_aint_t stride, const Body &body)
+{
+    if (n == 0 || body.segments->empty()) return;
+    if (saturating_mul(n, body.calls) <= kFlattenLimit) {
+        for (opf_count_t k = 0; k < n; ++k) append_flat(out, disp + uint64_t(k) * uint64_t(stride), *body.segments);
+        return;
+    }
+    if (n == 1) {   // one copy: its pieces, moved by disp
+        for (const Segment &s : *body.segments) {
+            if (s.kernel_type >= 0 && s.reps == 1) {
+                append_leaf(out, shifted(disp, s.offset), s.kernel_type, s.count);
+                continue;
+            }
+            out.push_back(s);
+            out.back().offset = opf_aint_t(shifted(disp, s.offset));
+        }
+        return;
+    }
+    Segment loop;
+    if (body.segments->size() == 1 && body.segments->front().reps == 1) {   // a single piece: loop over it
+        loop = body.segments->front();
+        loop.offset = opf_aint_t(shifted(disp, loop.offset));
+    } else {
+        loop.offset = opf_aint_t(disp);
+        loop.inner = body.segments;
+        loop.inner_calls = body.calls;
+        loop.inner_depth = body.depth;
+    }
+    loop.reps = n;
+    loop.stride = stride;
+    out.push_back(std::move(loop));
+}
+
+int insert_type(const char *combiner, std::unique_ptr<Datatype> t, opf_datatype_t *newtype)
+{
     const uintptr_t h = derived_types().insert(std::move(t));
     if (!h) return fail(OPF_ERR_NO_MEM, "opf_type_%s: no memory for a new datatype", combiner);
     *newtype = reinterpret_cast<opf_datatype_t>(h);
     return OPF_SUCCESS;
+}
+
+// Lays the runs out as one type map (MPI's rules for bounds and the struct
+// alignment epsilon) and returns a new, uncommitted handle. Runs without
+// data add no basic type (a zero-length struct member does not make the type
+// mixed); they add bounds only when resized.
+int build(const char *combiner, const std::vector<Run> &runs, bool is_struct, opf_datatype_t *newtype)
+{
+    auto t = std::make_unique<Datatype>();
+    t->name = combiner;
+    uint32_t data_ops = ~uint32_t(0), declared_ops = ~uint32_t(0);
+    bool any_data = false, any_bounds = false, any_true = false;
+    Wide lo = 0, hi = 0, true_lo = 0, true_hi = 0, size = 0, elements = 0;
+    Segments segments;
+    for (const Run &r : runs) {
+        const Datatype &c = *r.child;
+        declared_ops &= c.valid_ops;
+        if (r.copies == 0 || r.reps == 0) continue;
+        const bool data = c.size > 0;
+        if (!data && !c.explicit_bounds) continue;
+        t->explicit_bounds |= c.explicit_bounds;
+
+        // the run covers disp + k * c.extent + r * rep_stride + [a, b) for k < copies, r < reps
+        const Wide copies_span = Wide(r.copies - 1) * c.extent, reps_span = Wide(r.reps - 1) * r.rep_stride;
+        const Wide low_shift = Wide(r.disp) + std::min<Wide>(0, copies_span) + std::min<Wide>(0, reps_span);
+        const Wide high_shift = Wide(r.disp) + std::max<Wide>(0, copies_span) + std::max<Wide>(0, reps_span);
+        const Wide run_lo = low_shift + c.lb, run_hi = high_shift + c.lb + c.extent;
+        lo = any_bounds ? std::min(lo, run_lo) : run_lo;
+        hi = any_bounds ? std::max(hi, run_hi) : run_hi;
+        any_bounds = true;
+        if (!data) continue;
+
+        any_data = true;
+        data_ops &= c.valid_ops;
+        t->supported &= c.supported;
+        t->alignment = std::max(t->alignment, c.alignment);
+        t->kernel_types |= c.kernel_types;
+        const Wide copies = Wide(r.copies) * r.reps;
+        size += copies * c.size;
+        elements += copies * c.basic_per_item;
+        if (size > INT64_MAX)
+            return fail(OPF_ERR_COUNT, "opf_type_%s: the type's size overflows 64 bits", combiner);
+        true_lo = any_true ? std::min(true_lo, low_shift + c.true_lb) : low_shift + c.true_lb;
+        true_hi = any_true ? std::max(true_hi, high_shift + c.true_ub) : high_shift + c.true_ub;
+        any_true = true;
+        if (!fits(lo) || !fits(hi) || !fits(true_lo) || !fits(true_hi))
+            return fail(OPF_ERR_ARG, "opf_type_%s: a displacement or bound overflows 64 bits", combiner);
+
+        // copies of a dense child are one leaf; otherwise the child's map repeats
+        Body child{c.segments, c.leaf_calls, c.depth};
+        if (c.dense) {
+            Segment leaf;
+            leaf.kernel_type = c.kernel_type;
+            leaf.count = opf_count_t(Wide(r.copies) * c.basic_per_item);
+            append_copies(segments, uint64_t(r.disp), r.reps, r.rep_stride, body_of({leaf}));
+        } else if (r.reps == 1) {
+            append_copies(segments, uint64_t(r.disp), r.copies, c.extent, child);
+        } else {
+            Segments copies;
+            append_copies(copies, 0, r.copies, c.extent, child);
+            append_copies(segments, uint64_t(r.disp), r.reps, r.rep_stride, body_of(std::move(copies)));
+        }
+    }
+    if (!fits(lo) || !fits(hi) || !fits(hi - lo) || !fits(true_hi - true_lo))   // bounds-only runs are checked here
+        return fail(OPF_ERR_ARG, "opf_type_%s: the type's extent overflows 64 bits", combiner);
+    if (any_data) {
+        t->valid_ops = data_ops;
+        if (std::popcount(t->kernel_types) == 1) t->kernel_type = std::countr_zero(t->kernel_types);
+        else t->valid_ops &= op_bit(OPF_OPID_REPLACE) | op_bit(OPF_OPID_NO_OP);
+    } else {
+        // no basic element: the ops of what it was declared from (contiguous(0, INT) sums as INT does)
+        t->valid_ops = runs.empty() ? op_bit(OPF_OPID_REPLACE) | op_bit(OPF_OPID_NO_OP) : declared_ops;
+    }
+    Wide extent = hi - lo;
+    if (is_struct && !t->explicit_bounds && extent % t->alignment) extent += t->alignment - extent % t->alignment;
+    if (!fits(extent) || !fits(lo + extent))
+        return fail(OPF_ERR_ARG, "opf_type_%s: the type's extent overflows 64 bits", combiner);
+    t->lb = opf_aint_t(lo);
+    t->extent = opf_aint_t(extent);
+    t->true_lb = opf_aint_t(true_lo);
+    t->true_ub = opf_aint_t(true_hi);
+    t->size = opf_count_t(size);
+    t->basic_per_item = opf_count_t(elements);
+    t->leaf_calls = calls_of(segments);
+    t->depth = depth_of(segments);
+    if (t->depth > kMaxDepth)
+        return fail(OPF_ERR_ARG, "opf_type_%s: types nested more than %d levels deep are not supported", combiner,
+                    kMaxDepth);
+    t->segments = std::make_shared<const Segments>(std::move(segments));
+    finish(*t);
+    return insert_type(combiner, std::move(t), newtype);
 }
 
 // Common argument checks of the constructors.
@@ -245,44 +435,65 @@ int check_new(const char *combiner, int count, opf_datatype_t *newtype)
     return OPF_SUCCESS;
 }
 
-int check_old(const char *combiner, opf_datatype_t oldtype, const Datatype **old)
+int check_old(const char *combiner, const TypeUse &old)
 {
-    *old = find_type(oldtype);
-    if (!*old) return fail(OPF_ERR_TYPE, "opf_type_%s: oldtype is null, freed or invalid", combiner);
+    if (!old.get()) return fail(OPF_ERR_TYPE, "opf_type_%s: oldtype is null, freed or invalid", combiner);
     return OPF_SUCCESS;
 }
 
-// vector / hvector / indexed / hindexed: blocks of one old type.
+int check_length(const char *combiner, int length, int at)
+{
+    if (length < 0) return fail(OPF_ERR_COUNT, "opf_type_%s: negative block length %d at %d", combiner, length, at);
+    return OPF_SUCCESS;
+}
+
+// vector / hvector: `count` blocks of `blocklength` old types, `stride` apart
+// (in bytes, or in old extents for vector): one run, however large the count.
+int regular_blocks(const char *combiner, int count, int blocklength, Wide stride, bool stride_in_extents,
+                   opf_datatype_t oldtype, opf_datatype_t *newtype)
+{
+    if (int rc = check_new(combiner, count, newtype)) return rc;
+    if (blocklength < 0) return fail(OPF_ERR_COUNT, "opf_type_%s: negative blocklength %d", combiner, blocklength);
+    const TypeUse old(oldtype);
+    if (int rc = check_old(combiner, old)) return rc;
+    if (stride_in_extents) stride *= old.get()->extent;
+    if (!fits(stride)) return fail(OPF_ERR_ARG, "opf_type_%s: the stride in bytes overflows 64 bits", combiner);
+    return build(combiner, {{0, blocklength, old.get(), count, opf_aint_t(stride)}}, false, newtype);
+}
+
+// indexed / hindexed: blocks of one old type at displacements (in bytes, or
+// in old extents for indexed).
 int blocks_of(const char *combiner, int count, const int blocklengths[], const opf_aint_t *byte_displs,
               const int *elem_displs, opf_datatype_t oldtype, opf_datatype_t *newtype)
 {
     if (int rc = check_new(combiner, count, newtype)) return rc;
     if (count > 0 && (!blocklengths || (!byte_displs && !elem_displs)))
         return fail(OPF_ERR_ARG, "opf_type_%s: NULL array with count %d", combiner, count);
-    const Datatype *old;
-    if (int rc = check_old(combiner, oldtype, &old)) return rc;
+    const TypeUse old(oldtype);
+    if (int rc = check_old(combiner, old)) return rc;
     std::vector<Run> runs;
     runs.reserve(std::size_t(count));
     for (int i = 0; i < count; ++i) {
-        if (blocklengths[i] < 0)
-            return fail(OPF_ERR_COUNT, "opf_type_%s: negative block length %d at %d", combiner, blocklengths[i], i);
-        const opf_aint_t disp = byte_displs ? byte_displs[i] : opf_aint_t(elem_displs[i]) * old->extent;
-        runs.push_back({disp, blocklengths[i], old});
+        if (int rc = check_length(combiner, blocklengths[i], i)) return rc;
+        const Wide disp = byte_displs ? Wide(byte_displs[i]) : Wide(elem_displs[i]) * old.get()->extent;
+        if (!fits(disp))
+            return fail(OPF_ERR_ARG, "opf_type_%s: displacement %d in bytes overflows 64 bits", combiner, i);
+        runs.push_back({opf_aint_t(disp), blocklengths[i], old.get()});
     }
     return build(combiner, runs, false, newtype);
 }
 
-int regular_blocks(const char *combiner, int count, int blocklength, opf_aint_t stride_bytes,
-                   opf_datatype_t oldtype, opf_datatype_t *newtype)
+// resized / dup: a copy of the old type's descriptor (its map is shared).
+int copy_type(const char *combiner, opf_datatype_t oldtype, opf_datatype_t *newtype,
+              void (*change)(Datatype &, opf_aint_t, opf_aint_t), opf_aint_t lb, opf_aint_t extent)
 {
-    if (int rc = check_new(combiner, count, newtype)) return rc;
-    if (blocklength < 0) return fail(OPF_ERR_COUNT, "opf_type_%s: negative blocklength %d", combiner, blocklength);
-    const Datatype *old;
-    if (int rc = check_old(combiner, oldtype, &old)) return rc;
-    std::vector<Run> runs;
-    runs.reserve(std::size_t(count));
-    for (int i = 0; i < count; ++i) runs.push_back({i * stride_bytes, blocklength, old});
-    return build(combiner, runs, false, newtype);
+    if (int rc = check_new(combiner, 0, newtype)) return rc;
+    const TypeUse old(oldtype);
+    if (int rc = check_old(combiner, old)) return rc;
+    auto t = std::make_unique<Datatype>(*old.get());
+    change(*t, lb, extent);
+    finish(*t);
+    return insert_type(combiner, std::move(t), newtype);
 }
 
 // Generated from predefined_list (one row per id, in id order).
@@ -304,6 +515,8 @@ const std::array<Datatype, OPF_TYPEID_COUNT_> predefined_types =
     all_predefined(std::make_index_sequence<std::size(predefined_list)>{});
 
 const Datatype *find_derived_type(uintptr_t handle) { return derived_types().lookup(handle); }
+const Datatype *begin_type_use(uintptr_t handle) { return derived_types().begin_use(handle); }
+void end_type_use(uintptr_t handle) { derived_types().end_use(handle); }
 
 void release_all_types() { derived_types().clear(); }
 
@@ -311,153 +524,168 @@ void release_all_types() { derived_types().clear(); }
 
 using namespace opf;
 
+// Every entry point catches what the C++ inside may throw (allocation
+// failure): no exception crosses the C API.
+
 OPF_API int opf_type_contiguous(int count, opf_datatype_t oldtype, opf_datatype_t *newtype)
-{
+try {
     if (int rc = check_new("contiguous", count, newtype)) return rc;
-    const Datatype *old;
-    if (int rc = check_old("contiguous", oldtype, &old)) return rc;
-    return build("contiguous", {{0, count, old}}, false, newtype);
+    const TypeUse old(oldtype);
+    if (int rc = check_old("contiguous", old)) return rc;
+    return build("contiguous", {{0, count, old.get()}}, false, newtype);
+} catch (...) {
+    return fail_exception("opf_type_contiguous");
 }
 
 OPF_API int opf_type_vector(int count, int blocklength, int stride, opf_datatype_t oldtype,
                             opf_datatype_t *newtype)
-{
-    const Datatype *old = find_type(oldtype);
-    return regular_blocks("vector", count, blocklength, old ? stride * old->extent : 0, oldtype, newtype);
+try {
+    return regular_blocks("vector", count, blocklength, stride, true, oldtype, newtype);
+} catch (...) {
+    return fail_exception("opf_type_vector");
 }
 
 OPF_API int opf_type_create_hvector(int count, int blocklength, opf_aint_t stride, opf_datatype_t oldtype,
                                     opf_datatype_t *newtype)
-{
-    return regular_blocks("hvector", count, blocklength, stride, oldtype, newtype);
+try {
+    return regular_blocks("hvector", count, blocklength, stride, false, oldtype, newtype);
+} catch (...) {
+    return fail_exception("opf_type_create_hvector");
 }
 
 OPF_API int opf_type_indexed(int count, const int blocklengths[], const int displacements[],
                              opf_datatype_t oldtype, opf_datatype_t *newtype)
-{
+try {
     return blocks_of("indexed", count, blocklengths, nullptr, displacements, oldtype, newtype);
+} catch (...) {
+    return fail_exception("opf_type_indexed");
 }
 
 OPF_API int opf_type_create_hindexed(int count, const int blocklengths[], const opf_aint_t displacements[],
                                      opf_datatype_t oldtype, opf_datatype_t *newtype)
-{
+try {
     return blocks_of("hindexed", count, blocklengths, displacements, nullptr, oldtype, newtype);
+} catch (...) {
+    return fail_exception("opf_type_create_hindexed");
 }
 
 OPF_API int opf_type_create_struct(int count, const int blocklengths[], const opf_aint_t displacements[],
                                    const opf_datatype_t types[], opf_datatype_t *newtype)
-{
+try {
     if (int rc = check_new("struct", count, newtype)) return rc;
     if (count > 0 && (!blocklengths || !displacements || !types))
         return fail(OPF_ERR_ARG, "opf_type_create_struct: NULL array with count %d", count);
+    std::vector<std::unique_ptr<TypeUse>> members;   // held until the new type no longer needs them
     std::vector<Run> runs;
+    members.reserve(std::size_t(count));
     runs.reserve(std::size_t(count));
     for (int i = 0; i < count; ++i) {
-        const Datatype *member = find_type(types[i]);
+        members.push_back(std::make_unique<TypeUse>(types[i]));
+        const Datatype *member = members.back()->get();
         if (!member) return fail(OPF_ERR_TYPE, "opf_type_create_struct: types[%d] is null, freed or invalid", i);
-        if (blocklengths[i] < 0)
-            return fail(OPF_ERR_COUNT, "opf_type_create_struct: negative block length %d at %d", blocklengths[i], i);
+        if (int rc = check_length("create_struct", blocklengths[i], i)) return rc;
         runs.push_back({displacements[i], blocklengths[i], member});
     }
     return build("struct", runs, true, newtype);
+} catch (...) {
+    return fail_exception("opf_type_create_struct");
 }
 
 OPF_API int opf_type_create_resized(opf_datatype_t oldtype, opf_aint_t lb, opf_aint_t extent,
                                     opf_datatype_t *newtype)
-{
-    if (int rc = check_new("resized", 0, newtype)) return rc;
-    const Datatype *old;
-    if (int rc = check_old("resized", oldtype, &old)) return rc;
-    auto t = std::make_unique<Datatype>(*old);
-    t->name = "resized";
-    t->committed = false;
-    t->explicit_bounds = true;
-    t->lb = lb;
-    t->extent = extent;
-    t->dense = dense_layout(*t);
-    const uintptr_t h = derived_types().insert(std::move(t));
-    if (!h) return fail(OPF_ERR_NO_MEM, "opf_type_create_resized: no memory for a new datatype");
-    *newtype = reinterpret_cast<opf_datatype_t>(h);
-    return OPF_SUCCESS;
+try {
+    if (Wide(lb) + extent > INT64_MAX || Wide(lb) + extent < INT64_MIN)
+        return fail(OPF_ERR_ARG, "opf_type_create_resized: lb %lld + extent %lld overflows 64 bits", (long long)lb,
+                    (long long)extent);
+    return copy_type("resized", oldtype, newtype, [](Datatype &t, opf_aint_t new_lb, opf_aint_t new_extent) {
+        t.name = "resized";
+        t.committed = false;
+        t.explicit_bounds = true;
+        t.lb = new_lb;
+        t.extent = new_extent;
+    }, lb, extent);
+} catch (...) {
+    return fail_exception("opf_type_create_resized");
 }
 
 OPF_API int opf_type_dup(opf_datatype_t oldtype, opf_datatype_t *newtype)
-{
-    if (int rc = check_new("dup", 0, newtype)) return rc;
-    const Datatype *old;
-    if (int rc = check_old("dup", oldtype, &old)) return rc;
-    auto t = std::make_unique<Datatype>(*old);
-    if (reinterpret_cast<uintptr_t>(oldtype) < OPF_TYPEID_COUNT_) t->name = "dup";
-    const uintptr_t h = derived_types().insert(std::move(t));
-    if (!h) return fail(OPF_ERR_NO_MEM, "opf_type_dup: no memory for a new datatype");
-    *newtype = reinterpret_cast<opf_datatype_t>(h);
-    return OPF_SUCCESS;
+try {
+    const bool predefined = reinterpret_cast<uintptr_t>(oldtype) < OPF_TYPEID_COUNT_;
+    return copy_type("dup", oldtype, newtype, predefined ? [](Datatype &t, opf_aint_t, opf_aint_t) { t.name = "dup"; }
+                                                         : [](Datatype &, opf_aint_t, opf_aint_t) {}, 0, 0);
+} catch (...) {
+    return fail_exception("opf_type_dup");
 }
 
 OPF_API int opf_type_commit(opf_datatype_t *datatype)
 {
     if (!datatype) return fail(OPF_ERR_ARG, "opf_type_commit: datatype is NULL");
-    const Datatype *t = find_type(*datatype);
+    const TypeUse use(*datatype);
+    const Datatype *t = use.get();
     if (!t) return fail(OPF_ERR_TYPE, "opf_type_commit: datatype is null, freed or invalid");
-    if (!t->committed) const_cast<Datatype *>(t)->committed = true;   // predefined types always are
+    if (!t->committed) {   // predefined types always are; racing commits store the same values
+        auto &d = const_cast<Datatype &>(*t);
+        __atomic_store_n(&d.committed, true, __ATOMIC_RELAXED);
+        __atomic_store_n(&d.usable_ops, t->supported ? t->valid_ops | kUserOpBit : 0, __ATOMIC_RELAXED);
+    }
     return OPF_SUCCESS;
 }
 
 OPF_API int opf_type_free(opf_datatype_t *datatype)
-{
+try {
     if (!datatype) return fail(OPF_ERR_ARG, "opf_type_free: datatype is NULL");
     const auto h = reinterpret_cast<uintptr_t>(*datatype);
     if (h < OPF_TYPEID_COUNT_)
         return fail(OPF_ERR_TYPE, "opf_type_free: %s is predefined and cannot be freed",
                     h ? predefined_types[h].name : "DATATYPE_NULL");
-    if (!derived_types().release(h))
-        return fail(OPF_ERR_TYPE, "opf_type_free: datatype is freed or invalid");
+    if (!derived_types().release(h)) return fail(OPF_ERR_TYPE, "opf_type_free: datatype is freed or invalid");
     *datatype = OPF_DATATYPE_NULL;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_type_free");
 }
 
 // Queries accept uncommitted types (as MPI does) but not unsupported ones.
-static int query(const char *function, opf_datatype_t datatype, const Datatype **t)
+static int query(const char *function, const TypeUse &use)
 {
-    *t = find_type(datatype);
-    if (!*t) return fail(OPF_ERR_TYPE, "%s: datatype is null, freed or invalid", function);
-    if (!(*t)->supported)
-        return fail(OPF_ERR_TYPE, "%s: %s is not supported by this build", function, (*t)->name);
+    if (!use.get()) return fail(OPF_ERR_TYPE, "%s: datatype is null, freed or invalid", function);
+    if (!use.get()->supported)
+        return fail(OPF_ERR_TYPE, "%s: %s is not supported by this build", function, use.get()->name);
     return OPF_SUCCESS;
 }
 
 OPF_API int opf_type_size(opf_datatype_t datatype, opf_count_t *size)
 {
-    const Datatype *t;
-    if (int rc = query("opf_type_size", datatype, &t)) return rc;
+    const TypeUse t(datatype);
+    if (int rc = query("opf_type_size", t)) return rc;
     if (!size) return fail(OPF_ERR_ARG, "opf_type_size: size is NULL");
-    *size = t->size;
+    *size = t.get()->size;
     return OPF_SUCCESS;
 }
 
 OPF_API int opf_type_get_extent(opf_datatype_t datatype, opf_aint_t *lb, opf_aint_t *extent)
 {
-    const Datatype *t;
-    if (int rc = query("opf_type_get_extent", datatype, &t)) return rc;
+    const TypeUse t(datatype);
+    if (int rc = query("opf_type_get_extent", t)) return rc;
     if (!lb || !extent) return fail(OPF_ERR_ARG, "opf_type_get_extent: NULL lb or extent");
-    *lb = t->lb;
-    *extent = t->extent;
+    *lb = t.get()->lb;
+    *extent = t.get()->extent;
     return OPF_SUCCESS;
 }
 
 OPF_API int opf_type_get_true_extent(opf_datatype_t datatype, opf_aint_t *true_lb, opf_aint_t *true_extent)
 {
-    const Datatype *t;
-    if (int rc = query("opf_type_get_true_extent", datatype, &t)) return rc;
+    const TypeUse t(datatype);
+    if (int rc = query("opf_type_get_true_extent", t)) return rc;
     if (!true_lb || !true_extent) return fail(OPF_ERR_ARG, "opf_type_get_true_extent: NULL argument");
-    *true_lb = t->true_lb;
-    *true_extent = t->true_ub - t->true_lb;
+    *true_lb = t.get()->true_lb;
+    *true_extent = t.get()->true_ub - t.get()->true_lb;   // both fit, and true_ub >= true_lb
     return OPF_SUCCESS;
 }
 
 OPF_API const char *opf_type_name(opf_datatype_t datatype)
 {
     if (datatype == OPF_DATATYPE_NULL) return "DATATYPE_NULL";
-    const Datatype *t = find_type(datatype);
-    return t ? t->name : nullptr;
+    const TypeUse t(datatype);
+    return t.get() ? t.get()->name : nullptr;   // names are static strings
 }

@@ -3,11 +3,14 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <exception>
+#include <new>
 
 namespace opf {
 namespace {
 
 thread_local char last_message[512];
+
 
 const char *const code_texts[OPF_ERR_LASTCODE] = {
     "OPF_SUCCESS: no error",
@@ -57,6 +60,30 @@ int fail_call(int code, const char *function, opf_op_t op, opf_datatype_t type, 
     write_message(n < 0 ? 0 : std::size_t(n), fmt, args);
     va_end(args);
     return code;
+}
+
+int fail_exception(const char *function) noexcept
+{
+    try {
+        throw;
+    } catch (const std::bad_alloc &) {
+        return fail(OPF_ERR_NO_MEM, "%s: out of memory", function);
+    } catch (const std::exception &e) {
+        return fail(OPF_ERR_INTERN, "%s: internal error: %s", function, e.what());
+    } catch (...) {
+        return fail(OPF_ERR_INTERN, "%s: internal error: an unknown exception", function);
+    }
+}
+
+LastErrorScope::LastErrorScope() noexcept
+{
+    static_assert(sizeof saved_ == sizeof last_message);
+    std::memcpy(saved_, last_message, sizeof saved_);
+}
+
+LastErrorScope::~LastErrorScope()
+{
+    if (restore_) std::memcpy(last_message, saved_, sizeof saved_);
 }
 
 } // namespace opf

@@ -1,11 +1,17 @@
 // handles.h — created objects (user ops, derived datatypes) behind
-// generation-checked handles.
+// generation-checked handles, with MPI's lifetime: freeing a handle only marks
+// its object for deallocation; the calls that resolved it finish on it.
 //
 // A handle is (generation << 24 | index). Indices below kFirstIndex are the
-// predefined ids, so created handles never collide with them. Freeing an
-// object bumps its entry's generation: a stale or forged handle is rejected
-// by lookup() without ever dereferencing freed memory. Lookups take no lock;
-// create/release serialise on a mutex.
+// predefined ids, so created handles never collide with them. Each entry
+// holds one word of state: generation, a "freed" bit and a use count (the
+// handle itself is one use while it is live). A call resolves a handle with
+// begin_use() (one compare-and-swap: fails on a freed or stale handle) and
+// ends with end_use(); whoever drops the last use of a freed object deletes
+// it and recycles the entry under a new generation. Entries live in chunks
+// that are never freed while the table exists, so a stale or forged handle is
+// rejected without touching freed memory. Create/free/reclaim serialise on a
+// mutex; begin_use/end_use take no lock.
 #pragma once
 
 #include <array>
@@ -13,6 +19,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 namespace opf {
@@ -24,17 +31,36 @@ public:
     static constexpr uintptr_t kChunkSize = 1024;
     static constexpr uintptr_t kMaxChunks = (uintptr_t(1) << kIndexBits) / kChunkSize;
 
-    // The live object of a handle, or nullptr.
+    // The object of a live handle with one more use, or nullptr. The object
+    // stays valid until the matching end_use(), even if the handle is freed.
+    Object *begin_use(uintptr_t handle)
+    {
+        Entry *e = entry_of(handle);
+        if (!e) return nullptr;
+        uint64_t s = e->state.load(std::memory_order_acquire);
+        do {
+            if (!live(s, handle)) return nullptr;
+        } while (!e->state.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel, std::memory_order_acquire));
+        return e->object.load(std::memory_order_acquire);
+    }
+
+    // Ends a use begun by begin_use(handle).
+    void end_use(uintptr_t handle)
+    {
+        Entry &e = entry(handle & kIndexMask);
+        if (uses(e.state.fetch_sub(1, std::memory_order_acq_rel)) == 1) {
+            std::lock_guard lock(mutex_);
+            reclaim(handle & kIndexMask);
+        }
+    }
+
+    // The object of a live handle without a use: valid only while the caller
+    // holds a use of it or nobody can free it concurrently.
     Object *lookup(uintptr_t handle) const
     {
-        const uintptr_t index = handle & ((uintptr_t(1) << kIndexBits) - 1);
-        const uintptr_t generation = handle >> kIndexBits;
-        if (index < kFirstIndex || generation == 0 || generation > UINT32_MAX) return nullptr;
-        const Entry *chunk = chunks_[index / kChunkSize].load(std::memory_order_acquire);
-        if (!chunk) return nullptr;
-        const Entry &e = chunk[index % kChunkSize];
-        if (e.generation.load(std::memory_order_acquire) != generation) return nullptr;
-        return e.object.load(std::memory_order_acquire);
+        const Entry *e = entry_of(handle);
+        if (!e || !live(e->state.load(std::memory_order_acquire), handle)) return nullptr;
+        return e->object.load(std::memory_order_acquire);
     }
 
     // Takes ownership; returns the new handle, or 0 when full / out of memory.
@@ -54,53 +80,94 @@ public:
                 if (!chunk) return 0;
                 slot.store(chunk, std::memory_order_release);
             }
+            // Room for every index on the free list: reclaim() must not allocate.
+            if (free_.capacity() < index + 1 - kFirstIndex) free_.reserve(2 * (index + 1 - kFirstIndex));
             next_ = index + 1;
         }
         Entry &e = entry(index);
         e.object.store(object.release(), std::memory_order_release);
-        return (uintptr_t(e.generation.load(std::memory_order_relaxed)) << kIndexBits) | index;
+        const uint64_t generation = e.state.load(std::memory_order_relaxed) >> kGenerationShift;
+        e.state.store((generation << kGenerationShift) | 1, std::memory_order_release);   // the handle's use
+        return uintptr_t(generation << kIndexBits) | index;
     }
 
-    // Invalidates the handle; returns its object (nullptr if already invalid).
-    std::unique_ptr<Object> release(uintptr_t handle)
+    // Marks a live handle freed (false if it is not live); its object goes
+    // when its last use ends.
+    bool release(uintptr_t handle)
     {
         std::lock_guard lock(mutex_);
-        if (!lookup(handle)) return nullptr;
-        const uintptr_t index = handle & ((uintptr_t(1) << kIndexBits) - 1);
-        return retire(index);
+        return retire(handle);
     }
 
-    // Invalidates every handle (finalize).
+    // Frees every live handle (finalize).
     void clear()
     {
         std::lock_guard lock(mutex_);
-        for (uintptr_t index = kFirstIndex; index < next_; ++index)
-            if (entry(index).object.load(std::memory_order_relaxed)) retire(index);
+        for (uintptr_t index = kFirstIndex; index < next_; ++index) {
+            const uint64_t s = entry(index).state.load(std::memory_order_relaxed);
+            if (!(s & kFreed) && uses(s)) retire(((s >> kGenerationShift) << kIndexBits) | index);
+        }
     }
 
     ~HandleTable()
     {
         clear();
-        for (auto &c : chunks_) delete[] c.load();
+        for (auto &c : chunks_) delete[] c.load();   // objects still in use at exit are left alone
     }
 
 private:
+    // state: generation (32 bits) | freed (1 bit) | uses (31 bits)
+    static constexpr int kGenerationShift = 32;
+    static constexpr uint64_t kFreed = uint64_t(1) << 31;
+    static constexpr uint64_t kUseMask = kFreed - 1;
+    static constexpr uintptr_t kIndexMask = (uintptr_t(1) << kIndexBits) - 1;
+
     struct Entry {
-        std::atomic<uint32_t> generation{1};
+        std::atomic<uint64_t> state{uint64_t(1) << kGenerationShift};   // generation 1, no object
         std::atomic<Object *> object{nullptr};
     };
 
+    static uint64_t uses(uint64_t s) { return s & kUseMask; }
+    static bool live(uint64_t s, uintptr_t handle)
+    {
+        return (s >> kGenerationShift) == (handle >> kIndexBits) && !(s & kFreed) && uses(s);
+    }
+
+    Entry *entry_of(uintptr_t handle) const
+    {
+        const uintptr_t index = handle & kIndexMask;
+        const uintptr_t generation = handle >> kIndexBits;
+        if (index < kFirstIndex || generation == 0 || generation > UINT32_MAX) return nullptr;
+        Entry *chunk = chunks_[index / kChunkSize].load(std::memory_order_acquire);
+        return chunk ? &chunk[index % kChunkSize] : nullptr;
+    }
+
     Entry &entry(uintptr_t index) { return chunks_[index / kChunkSize].load()[index % kChunkSize]; }
 
-    std::unique_ptr<Object> retire(uintptr_t index)
+    // Under mutex_: marks the handle freed and drops its use.
+    bool retire(uintptr_t handle)
+    {
+        Entry *e = entry_of(handle);
+        if (!e) return false;
+        uint64_t s = e->state.load(std::memory_order_acquire);
+        do {
+            if (!live(s, handle)) return false;
+        } while (!e->state.compare_exchange_weak(s, (s | kFreed) - 1, std::memory_order_acq_rel,
+                                                 std::memory_order_acquire));
+        if (uses(s) == 1) reclaim(handle & kIndexMask);
+        return true;
+    }
+
+    // Under mutex_, once a freed entry has no use left: deletes its object and
+    // recycles the entry under the next generation.
+    void reclaim(uintptr_t index)
     {
         Entry &e = entry(index);
-        uint32_t next_generation = e.generation.load(std::memory_order_relaxed) + 1;
-        if (next_generation == 0) next_generation = 1;   // wrapped: skip the "never valid" value
-        e.generation.store(next_generation, std::memory_order_release);
-        std::unique_ptr<Object> object(e.object.exchange(nullptr, std::memory_order_acq_rel));
-        free_.push_back(index);
-        return object;
+        delete e.object.exchange(nullptr, std::memory_order_acq_rel);
+        uint64_t generation = (e.state.load(std::memory_order_relaxed) >> kGenerationShift) + 1;
+        if (generation > UINT32_MAX) generation = 1;   // wrapped: skip the "never valid" value 0
+        e.state.store(generation << kGenerationShift, std::memory_order_release);
+        free_.push_back(index);   // within the capacity insert() reserved: cannot throw
     }
 
     std::array<std::atomic<Entry *>, kMaxChunks> chunks_{};

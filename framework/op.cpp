@@ -50,6 +50,8 @@ int create(opf_user_function *fn, opf_user_function_c *fn_c, int commute, opf_op
 } // namespace
 
 const UserOp *find_user_op(opf_op_t op) { return user_ops().lookup(reinterpret_cast<uintptr_t>(op)); }
+const UserOp *begin_user_op_use(opf_op_t op) { return user_ops().begin_use(reinterpret_cast<uintptr_t>(op)); }
+void end_user_op_use(opf_op_t op) { user_ops().end_use(reinterpret_cast<uintptr_t>(op)); }
 
 void release_all_user_ops() { user_ops().clear(); }
 
@@ -58,17 +60,23 @@ void release_all_user_ops() { user_ops().clear(); }
 using namespace opf;
 
 OPF_API int opf_op_create(opf_user_function *function, int commute, opf_op_t *op)
-{
+try {
     return create(function, nullptr, commute, op, "opf_op_create");
+} catch (...) {
+    return fail_exception("opf_op_create");
 }
 
 OPF_API int opf_op_create_c(opf_user_function_c *function, int commute, opf_op_t *op)
-{
+try {
     return create(nullptr, function, commute, op, "opf_op_create_c");
+} catch (...) {
+    return fail_exception("opf_op_create_c");
 }
 
+// Only marks the op for deallocation: calls in progress (its own callback
+// included) finish on it.
 OPF_API int opf_op_free(opf_op_t *op)
-{
+try {
     if (!op) return fail(OPF_ERR_ARG, "opf_op_free: op is NULL");
     if (*op == OPF_OP_NULL) return fail(OPF_ERR_OP, "opf_op_free: op is OP_NULL");
     if (int id = predefined_op_id(*op))
@@ -77,6 +85,8 @@ OPF_API int opf_op_free(opf_op_t *op)
         return fail(OPF_ERR_OP, "opf_op_free: op is freed or invalid");
     *op = OPF_OP_NULL;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_op_free");
 }
 
 OPF_API int opf_op_commutative(opf_op_t op, int *commute)
@@ -88,9 +98,9 @@ OPF_API int opf_op_commutative(opf_op_t op, int *commute)
         *commute = 1;
         return OPF_SUCCESS;
     }
-    const UserOp *u = find_user_op(op);
-    if (!u) return fail(OPF_ERR_OP, "opf_op_commutative: op is null, freed or invalid");
-    *commute = u->commutative;
+    const UserOpUse u(op);
+    if (!u.get()) return fail(OPF_ERR_OP, "opf_op_commutative: op is null, freed or invalid");
+    *commute = u.get()->commutative;
     return OPF_SUCCESS;
 }
 
@@ -98,5 +108,5 @@ OPF_API const char *opf_op_name(opf_op_t op)
 {
     if (op == OPF_OP_NULL) return "OP_NULL";
     if (int id = predefined_op_id(op)) return base::op_name(id);
-    return find_user_op(op) ? "user" : nullptr;
+    return find_user_op(op) ? "user" : nullptr;   // the handle's liveness only: the op is not read
 }

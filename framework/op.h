@@ -65,10 +65,33 @@ inline int predefined_op_id(opf_op_t op)
     return h - 1 < OPF_OPID_COUNT - 1 ? int(h) : 0;
 }
 
-// The user op of a handle, or nullptr.
+// The user op of a live handle, or nullptr. Dereference it only while
+// holding a use (UserOpUse), or where nothing can free it concurrently.
 const UserOp *find_user_op(opf_op_t op);
 
-// Invalidates every user op (finalize).
+const UserOp *begin_user_op_use(opf_op_t op);
+void end_user_op_use(opf_op_t op);
+
+// A user op handle resolved for the length of a call: the op stays valid
+// even if the handle is freed meanwhile (MPI: freeing marks for
+// deallocation), from inside its own callback too.
+class UserOpUse {
+public:
+    explicit UserOpUse(opf_op_t op) : op_(op), u_(begin_user_op_use(op)) {}
+    ~UserOpUse()
+    {
+        if (u_) end_user_op_use(op_);
+    }
+    UserOpUse(const UserOpUse &) = delete;
+    UserOpUse &operator=(const UserOpUse &) = delete;
+    const UserOp *get() const { return u_; }
+
+private:
+    opf_op_t op_;
+    const UserOp *u_;
+};
+
+// Frees every user op (finalize); ops in use go when their use ends.
 void release_all_user_ops();
 
 } // namespace opf

@@ -345,14 +345,17 @@ bool parse(const Param &p, std::string_view text, Value &v, std::string &why)
 
 std::string format(const Param &p, const Value &v) { return kTypes[p.type].format(p, v); }
 
-// Storage types: see opf_param_spec_t in component.h.
+// Storage types: see opf_param_spec_t in component.h. Relaxed atomic
+// stores: a reduction may read a settable value (op_base_user_int_limit)
+// while opf_param_set changes it; the reader pays nothing but a plain load.
+template <class T> void store_relaxed(void *storage, T value) { __atomic_store(static_cast<T *>(storage), &value, __ATOMIC_RELAXED); }
 void store(Param &p, const Value &v)
 {
     switch (p.type) {
-    case OPF_PARAM_BOOL: *static_cast<int *>(p.storage) = int(v.i); break;
-    case OPF_PARAM_DOUBLE: *static_cast<double *>(p.storage) = v.d; break;
-    case OPF_PARAM_STRING: *static_cast<const char **>(p.storage) = p.string_value.set(v.s); break;
-    default: *static_cast<int64_t *>(p.storage) = v.i; break;
+    case OPF_PARAM_BOOL: store_relaxed<int>(p.storage, int(v.i)); break;
+    case OPF_PARAM_DOUBLE: store_relaxed<double>(p.storage, v.d); break;
+    case OPF_PARAM_STRING: store_relaxed<const char *>(p.storage, p.string_value.set(v.s)); break;
+    default: store_relaxed<int64_t>(p.storage, v.i); break;
     }
 }
 

@@ -1,9 +1,12 @@
 // reduce.cpp — opf_reduce_local and opf_reduce_local3: check the call in
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
-#include <initializer_list>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+
+#include "base/kernels.h"
 
 #include "framework/components.h"
 #include "framework/datatype.h"
@@ -17,39 +20,109 @@ namespace {
 
 using Bytes = unsigned char;
 
+// A call's resolved op and type.
 struct Call {
-    int op_id;              // predefined op, or 0 for a user op
-    const UserOp *user;
-    const Datatype *type;
+    int op_id = 0;                  // predefined op, or 0 for a user op
+    const UserOp *user = nullptr;
+    const Datatype *type = nullptr;
 };
 
-// Validates handles and count, in the documented order. Every failure names
-// the call, the op and the type.
-[[gnu::always_inline]] inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count, Call &c)
+// Created ops and types are held (a use each) until the call ends, so that
+// freeing them meanwhile (from a callback, from another thread) only marks
+// them. Predefined ones are immortal: their calls hold nothing.
+class CallUses {
+public:
+    CallUses() = default;
+    CallUses(const CallUses &) = delete;
+    CallUses &operator=(const CallUses &) = delete;
+    ~CallUses()
+    {
+        if (op_) end_user_op_use(op_);
+        if (type_) end_type_use(reinterpret_cast<uintptr_t>(type_));
+    }
+
+    // Resolves the created handles of a call; reports one that is null, freed or invalid.
+    int resolve(const char *function, opf_op_t op, opf_datatype_t datatype, Call &c)
+    {
+        if (!c.op_id) {
+            c.user = begin_user_op_use(op);
+            if (!c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "the op is null, freed or invalid");
+            op_ = op;
+        }
+        const auto h = reinterpret_cast<uintptr_t>(datatype);
+        if (h < OPF_TYPEID_COUNT_) {
+            c.type = &predefined_types[h];   // entry 0 (DATATYPE_NULL) is never usable
+            return OPF_SUCCESS;
+        }
+        c.type = begin_type_use(h);
+        if (!c.type) return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is null, freed or invalid");
+        type_ = datatype;
+        return OPF_SUCCESS;
+    }
+
+private:
+    opf_op_t op_ = nullptr;
+    opf_datatype_t type_ = nullptr;
+};
+
+// Says why a resolved call is refused, in the documented order.
+[[gnu::cold, gnu::noinline]] int reject_call(const char *function, opf_op_t op, opf_datatype_t datatype,
+                                             opf_count_t count, int op_id, const Datatype &t)
+{
+    if (datatype == OPF_DATATYPE_NULL)
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is null, freed or invalid");
+    if (!__atomic_load_n(&t.committed, __ATOMIC_RELAXED))
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not committed");
+    if (!t.supported)
+        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not supported by this build");
+    if (count < 0) return fail_call(OPF_ERR_COUNT, function, op, datatype, "negative count %lld", (long long)count);
+    if (op_id && !(t.valid_ops & op_bit(op_id)))
+        return fail_call(OPF_ERR_OP, function, op, datatype,
+                         t.kernel_type < 0 ? "a predefined op needs one basic type; this type mixes several"
+                                           : "the op is not defined for this datatype");
+    return fail_call(OPF_ERR_COUNT, function, op, datatype,
+                     "count %lld overflows the address space (the buffers would span more than 2^63 bytes)",
+                     (long long)count);
+}
+
+// The op is defined on the type, the type committed and supported, the count
+// in range, in one test each: usable_ops is 0 for an uncommitted or
+// unsupported type, and a negative count fails the unsigned comparison.
+[[gnu::always_inline]] inline int check_call(const char *function, opf_op_t op, opf_datatype_t datatype,
+                                             opf_count_t count, int op_id, const Datatype &t)
+{
+    if (!(usable_ops(t) & op_bit(op_id)) || uint64_t(count) > uint64_t(t.max_count)) [[unlikely]]
+        return reject_call(function, op, datatype, count, op_id, t);
+    return OPF_SUCCESS;
+}
+
+// A call with a user op or a created type: runs `body` while holding them.
+template <class Body>
+[[gnu::noinline]] int with_created_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                                        int op_id, Body body)
+{
+    CallUses uses;
+    Call c{op_id, nullptr, nullptr};
+    if (int rc = uses.resolve(function, op, datatype, c)) return rc;
+    if (int rc = check_call(function, op, datatype, count, op_id, *c.type)) return rc;
+    return body(op_id, c.user, *c.type);
+}
+
+// Initialises lazily, resolves and checks the handles and the count, then
+// runs body(op id, user op, type). Every failure names the call, the op and the type. A
+// predefined op on a predefined type takes the short way: nothing to hold.
+template <class Body>
+[[gnu::always_inline]] inline int with_call(const char *function, opf_op_t op, opf_datatype_t datatype,
+                                            opf_count_t count, Body &&body)
 {
     if (int rc = ensure_initialized()) [[unlikely]] return rc;
-    c.op_id = predefined_op_id(op);
-    c.user = c.op_id ? nullptr : find_user_op(op);
-    if (!c.op_id && !c.user) [[unlikely]]
-        return fail_call(OPF_ERR_OP, function, op, datatype, "the op is null, freed or invalid");
-    c.type = find_type(datatype);
-    if (!c.type) [[unlikely]]
-        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is null, freed or invalid");
-    if (!c.type->committed) [[unlikely]]
-        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not committed");
-    if (!c.type->supported) [[unlikely]]
-        return fail_call(OPF_ERR_TYPE, function, op, datatype, "the datatype is not supported by this build");
-    if (count < 0) [[unlikely]]
-        return fail_call(OPF_ERR_COUNT, function, op, datatype, "negative count %lld", (long long)count);
-    if (c.op_id && !(c.type->valid_ops & op_bit(c.op_id))) [[unlikely]]
-        return fail_call(OPF_ERR_OP, function, op, datatype,
-                         c.type->kernel_type < 0 ? "a predefined op needs one basic type; this type mixes several"
-                                                 : "the op is not defined for this datatype");
-    opf_aint_t bytes;
-    if (__builtin_mul_overflow(count, std::max<opf_aint_t>(c.type->extent, c.type->true_ub), &bytes)) [[unlikely]]
-        return fail_call(OPF_ERR_COUNT, function, op, datatype, "count %lld overflows the address space",
-                         (long long)count);
-    return OPF_SUCCESS;
+    const int op_id = predefined_op_id(op);
+    const auto h = reinterpret_cast<uintptr_t>(datatype);
+    if (!op_id || h >= OPF_TYPEID_COUNT_) [[unlikely]]
+        return with_created_call(function, op, datatype, count, op_id, body);
+    const Datatype &t = predefined_types[h];
+    if (int rc = check_call(function, op, datatype, count, op_id, t)) [[unlikely]] return rc;
+    return body(op_id, nullptr, t);
 }
 
 const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
@@ -73,20 +146,60 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
     return OPF_SUCCESS;
 }
 
+// Kernels get element-aligned addresses (component.h). A leaf that is not
+// (a derived type's block at an odd offset, a caller's odd buffer) runs on
+// the base kernel, whose loads and stores are memcpy: safe at any address.
+inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addresses & (alignment - 1); }
+
+[[gnu::always_inline]] inline opf_kernel2_fn *kernel2(int op_id, int mem, int kt, opf_count_t n, uintptr_t alignment,
+                                                      const void *in, const void *inout)
+{
+    if (misaligned(alignment, uintptr_t(in) | uintptr_t(inout)) && mem == OPF_MEM_HOST) [[unlikely]]
+        return base::kernels(op_id, kt).fn2;
+    return slot(op_id, mem, kt).two.pick(n);
+}
+
+[[gnu::always_inline]] inline opf_kernel3_fn *kernel3(int op_id, int mem, int kt, opf_count_t n, uintptr_t alignment,
+                                                      const void *in1, const void *in2, const void *out)
+{
+    if (misaligned(alignment, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) && mem == OPF_MEM_HOST) [[unlikely]]
+        return base::kernels(op_id, kt).fn3;
+    return slot(op_id, mem, kt).three.pick(n);
+}
+
+// A type that is not dense: one kernel call per leaf of each item. A type
+// without data has nothing to reduce, whatever the count.
+[[gnu::noinline]] void walk2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t, int mem)
+{
+    if (t.size == 0) return;
+    auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
+        const uintptr_t alignment = base::kernel_type_alignment(kt);
+        kernel2(op_id, mem, kt, n, alignment, in + at, inout + at)(in + at, inout + at, n);
+    };
+    for (opf_count_t i = 0; i < count; ++i) for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
+}
+
+[[gnu::noinline]] void walk3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count,
+                             const Datatype &t, int mem)
+{
+    if (t.size == 0) return;
+    auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
+        const uintptr_t alignment = base::kernel_type_alignment(kt);
+        kernel3(op_id, mem, kt, n, alignment, in1 + at, in2 + at, out + at)(in1 + at, in2 + at, out + at, n);
+    };
+    for (opf_count_t i = 0; i < count; ++i) for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
+}
+
 // Predefined op, 2-buffer, on any datatype.
 [[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count,
                                           const Datatype &t, int mem = OPF_MEM_HOST)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, mem, t.kernel_type).two.pick(n)(in, inout, n);
+        kernel2(op_id, mem, t.kernel_type, n, t.alignment, in, inout)(in, inout, n);
         return;
     }
-    for (opf_count_t i = 0; i < count; ++i)
-        for (const Block &b : t.blocks) {
-            const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, mem, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
-        }
+    walk2(op_id, in, inout, count, t, mem);
 }
 
 // Predefined op, 3-buffer, on any datatype.
@@ -95,22 +208,19 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, mem, t.kernel_type).three.pick(n)(in1, in2, out, n);
+        kernel3(op_id, mem, t.kernel_type, n, t.alignment, in1, in2, out)(in1, in2, out, n);
         return;
     }
-    for (opf_count_t i = 0; i < count; ++i)
-        for (const Block &b : t.blocks) {
-            const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, mem, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
-        }
+    walk3(op_id, in1, in2, out, count, t, mem);
 }
 
 // A predefined op on device memory: the slot must have a kernel for that kind.
 [[gnu::cold]] int check_device_slot(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c,
                                     int mem, int nbuf)
 {
-    for (const Block &b : c.type->blocks) {
-        const Slot &s = slot(c.op_id, mem, b.kernel_type);
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+        if (!(c.type->kernel_types >> kt & 1)) continue;
+        const Slot &s = slot(c.op_id, mem, kt);
         if (!(nbuf == 2 ? s.two.offer.fn || s.two.larger : s.three.offer.fn || s.three.larger))
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
                              "the buffers are device memory and no component serves this op on it");
@@ -120,21 +230,28 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
 
 // User op: inoutvec = invec op inoutvec. An int callback gets at most
 // params.user_int_limit items per call (MPI 4: the lengths sum to count).
+// The callback gets copies of len and of the datatype handle: what it writes
+// there is ignored (a len set to 0 must not stall the loop). A type without
+// data has nothing to combine.
 void call_user(const UserOp &u, const Bytes *in, Bytes *inout, opf_count_t count, opf_datatype_t datatype,
                const Datatype &t)
 {
-    opf_datatype_t handle = datatype;
-    void *invec = const_cast<Bytes *>(in);   // MPI's callback signature is not const
+    if (t.size == 0) return;
+    auto invec = const_cast<Bytes *>(in);   // MPI's callback signature is not const
     if (u.fn_c) {
         opf_count_t len = count;
+        opf_datatype_t handle = datatype;
         u.fn_c(invec, inout, &len, &handle);
         return;
     }
+    const opf_count_t limit = std::clamp<int64_t>(__atomic_load_n(&params.user_int_limit, __ATOMIC_RELAXED), 1, INT_MAX);
     for (opf_count_t done = 0; done < count;) {
-        int len = int(std::min<opf_count_t>(count - done, params.user_int_limit));
-        const opf_aint_t at = done * t.extent;
-        u.fn(static_cast<Bytes *>(invec) + at, inout + at, &len, &handle);
-        done += len;
+        const int chunk = int(std::min(count - done, limit));
+        const auto at = opf_aint_t(uint64_t(done) * uint64_t(t.extent));   // fits: count <= max_count
+        int len = chunk;
+        opf_datatype_t handle = datatype;
+        u.fn(invec + at, inout + at, &len, &handle);
+        done += chunk;
     }
 }
 
@@ -143,6 +260,7 @@ void call_user(const UserOp &u, const Bytes *in, Bytes *inout, opf_count_t count
 int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count,
                opf_op_t op, opf_datatype_t datatype, const Datatype &t)
 {
+    if (t.size == 0) return OPF_SUCCESS;
     if (out == in2) {
         call_user(u, in1, out, count, datatype, t);
         return OPF_SUCCESS;
@@ -175,54 +293,58 @@ using namespace opf;
 
 OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                              opf_op_t op)
-{
-    Call c{};
-    if (int rc = check_call("opf_reduce_local", op, datatype, count, c)) [[unlikely]] return rc;
-    if (count == 0) return OPF_SUCCESS;
-    if (!inbuf || !inoutbuf) [[unlikely]]
-        return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "%s is NULL with count %lld",
-                         inbuf ? "inoutbuf" : "inbuf", (long long)count);
-    auto in = static_cast<const Bytes *>(inbuf);
-    auto inout = static_cast<Bytes *>(inoutbuf);
-    int mem = OPF_MEM_HOST;
-    if (have_memory_kind_components) [[unlikely]] {
-        if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
-        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)))
-            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
-                                      "user ops run on host memory only")
-                          : OPF_ERR_BUFFER;
-    }
-    if (c.user) [[unlikely]]
-        call_user(*c.user, in, inout, count, datatype, *c.type);
-    else
-        apply2(c.op_id, in, inout, count, *c.type, mem);
-    return OPF_SUCCESS;
+try {
+    return with_call("opf_reduce_local", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        if (count == 0) return OPF_SUCCESS;
+        if (!inbuf || !inoutbuf) [[unlikely]]
+            return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "%s is NULL with count %lld",
+                             inbuf ? "inoutbuf" : "inbuf", (long long)count);
+        auto in = static_cast<const Bytes *>(inbuf);
+        auto inout = static_cast<Bytes *>(inoutbuf);
+        int mem = OPF_MEM_HOST;
+        if (have_memory_kind_components) [[unlikely]] {
+            if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
+            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local", op, datatype, {op_id, user, &t}, mem, 2)))
+                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
+                                          "user ops run on host memory only")
+                              : OPF_ERR_BUFFER;
+        }
+        if (user) [[unlikely]]
+            call_user(*user, in, inout, count, datatype, t);
+        else
+            apply2(op_id, in, inout, count, t, mem);
+        return OPF_SUCCESS;
+    });
+} catch (...) {
+    return fail_exception("opf_reduce_local");
 }
 
 OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                               opf_datatype_t datatype, opf_op_t op)
-{
-    Call c{};
-    if (int rc = check_call("opf_reduce_local3", op, datatype, count, c)) [[unlikely]] return rc;
-    if (count == 0) return OPF_SUCCESS;
-    if (!in1 || !in2 || !out) [[unlikely]]
-        return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "%s is NULL with count %lld",
-                         !in1 ? "in1" : !in2 ? "in2" : "out", (long long)count);
-    auto a = static_cast<const Bytes *>(in1);
-    auto b = static_cast<const Bytes *>(in2);
-    auto o = static_cast<Bytes *>(out);
-    int mem = OPF_MEM_HOST;
-    if (have_memory_kind_components) [[unlikely]] {
-        if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
-        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)))
-            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
-                                      "user ops run on host memory only")
-                          : OPF_ERR_BUFFER;
-    }
-    if (c.user) [[unlikely]]
-        return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
-    apply3(c.op_id, a, b, o, count, *c.type, mem);
-    return OPF_SUCCESS;
+try {
+    return with_call("opf_reduce_local3", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        if (count == 0) return OPF_SUCCESS;
+        if (!in1 || !in2 || !out) [[unlikely]]
+            return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "%s is NULL with count %lld",
+                             !in1 ? "in1" : !in2 ? "in2" : "out", (long long)count);
+        auto a = static_cast<const Bytes *>(in1);
+        auto b = static_cast<const Bytes *>(in2);
+        auto o = static_cast<Bytes *>(out);
+        int mem = OPF_MEM_HOST;
+        if (have_memory_kind_components) [[unlikely]] {
+            if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
+            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local3", op, datatype, {op_id, user, &t}, mem, 3)))
+                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
+                                          "user ops run on host memory only")
+                              : OPF_ERR_BUFFER;
+        }
+        if (user) [[unlikely]]
+            return call_user3(*user, a, b, o, count, op, datatype, t);
+        apply3(op_id, a, b, o, count, t, mem);
+        return OPF_SUCCESS;
+    });
+} catch (...) {
+    return fail_exception("opf_reduce_local3");
 }
 
 // ---- stream reductions (device.h) ------------------------------------------
@@ -230,17 +352,17 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
 namespace opf {
 namespace {
 
-// Checks shared by both stream calls; on success `n` is the element count.
+// Checks of both stream calls after with_call's; on success `n` is the element count.
 int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype, opf_count_t count,
-                      int memory_kind, std::initializer_list<const void *> buffers, Call &c, opf_count_t &n)
+                      int memory_kind, std::initializer_list<const void *> buffers, const Call &c, opf_count_t &n)
 {
-    if (int rc = check_call(function, op, datatype, count, c)) return rc;
+    const Datatype &t = *c.type;
     if (c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "user ops cannot be enqueued on a stream");
     if (memory_kind <= OPF_MEM_HOST || memory_kind >= OPF_MEM_KIND_COUNT)
         return fail_call(OPF_ERR_ARG, function, op, datatype, "memory kind %d is not a device kind", memory_kind);
-    if (!c.type->dense)
+    if (!t.dense && t.size > 0)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "stream reductions need a contiguous datatype");
-    n = count * c.type->basic_per_item;
+    n = t.dense ? count * t.basic_per_item : 0;
     if (n == 0) return OPF_SUCCESS;
     for (const void *p : buffers)
         if (!p) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "a buffer is NULL with count %lld",
@@ -259,26 +381,34 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 
 OPF_API int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                                     opf_op_t op, int memory_kind, void *stream)
-{
-    Call c{};
-    opf_count_t n = 0;
-    if (int rc = check_stream_call("opf_reduce_local_stream", op, datatype, count, memory_kind, {inbuf, inoutbuf}, c, n))
-        return rc;
-    if (n == 0) return OPF_SUCCESS;
-    opf_stream_kernel2_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream2.pick(n);
-    if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
-    return fn(inbuf, inoutbuf, n, stream);
+try {
+    return with_call("opf_reduce_local_stream", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        opf_count_t n = 0;
+        if (int rc = check_stream_call("opf_reduce_local_stream", op, datatype, count, memory_kind,
+                                       {inbuf, inoutbuf}, {op_id, user, &t}, n))
+            return rc;
+        if (n == 0) return OPF_SUCCESS;
+        opf_stream_kernel2_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream2.pick(n);
+        if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
+        return fn(inbuf, inoutbuf, n, stream);
+    });
+} catch (...) {
+    return fail_exception("opf_reduce_local_stream");
 }
 
 OPF_API int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
                                      opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream)
-{
-    Call c{};
-    opf_count_t n = 0;
-    if (int rc = check_stream_call("opf_reduce_local3_stream", op, datatype, count, memory_kind, {in1, in2, out}, c, n))
-        return rc;
-    if (n == 0) return OPF_SUCCESS;
-    opf_stream_kernel3_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream3.pick(n);
-    if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
-    return fn(in1, in2, out, n, stream);
+try {
+    return with_call("opf_reduce_local3_stream", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        opf_count_t n = 0;
+        if (int rc = check_stream_call("opf_reduce_local3_stream", op, datatype, count, memory_kind,
+                                       {in1, in2, out}, {op_id, user, &t}, n))
+            return rc;
+        if (n == 0) return OPF_SUCCESS;
+        opf_stream_kernel3_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream3.pick(n);
+        if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
+        return fn(in1, in2, out, n, stream);
+    });
+} catch (...) {
+    return fail_exception("opf_reduce_local3_stream");
 }

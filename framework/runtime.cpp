@@ -17,20 +17,43 @@ namespace {
 std::mutex lifecycle;
 }
 
-int initialize_slow()
+namespace {
+int initialize_locked()
 {
     std::lock_guard lock(lifecycle);
     if (initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
-    load_params();
-    load_base_table();
-    // Components overlay the base table; a bad `op` list leaves the library
-    // uninitialised and the error reported to the caller.
-    if (int rc = components_init()) {
+    try {
+        load_params();
         load_base_table();
-        return rc;
+        // Components overlay the base table; a bad `op` list leaves the
+        // library uninitialised and the error reported to the caller.
+        if (int rc = components_init()) {
+            load_base_table();
+            return rc;
+        }
+    } catch (...) {
+        load_base_table();
+        return fail_exception("opf_init");
     }
     initialized.store(true, std::memory_order_release);
     return OPF_SUCCESS;
+}
+} // namespace
+
+// Lazy: the first call of any entry point gets here. What init recovers from
+// (a parameter someone declared first, a component that fails to load) is
+// warned about, not left in the caller's opf_last_error().
+int initialize_slow() noexcept
+{
+    LastErrorScope caller_error;
+    int rc;
+    try {
+        rc = initialize_locked();
+    } catch (...) {   // the lock itself failed
+        rc = fail_exception("opf_init");
+    }
+    if (rc) caller_error.keep();
+    return rc;
 }
 
 } // namespace opf
@@ -39,8 +62,11 @@ using namespace opf;
 
 OPF_API int opf_init(void) { return ensure_initialized(); }
 
+// Handles in use (a user callback that finalizes) stay valid until their
+// calls end; another thread inside opframe during finalize is a user error
+// (as in MPI), documented in opframe.h.
 OPF_API int opf_finalize(void)
-{
+try {
     std::lock_guard lock(lifecycle);
     if (!initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
     initialized.store(false, std::memory_order_release);
@@ -49,6 +75,8 @@ OPF_API int opf_finalize(void)
     components_finalize();
     params_finalize();   // after close(): a component may read its parameters until then
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_finalize");
 }
 
 OPF_API int opf_initialized(int *flag)

@@ -7,7 +7,7 @@ namespace opf {
 
 extern std::atomic<bool> initialized;
 
-[[gnu::cold]] int initialize_slow();
+[[gnu::cold]] int initialize_slow() noexcept;
 
 // The first call of any entry point initialises the library.
 inline int ensure_initialized()

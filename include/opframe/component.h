@@ -5,7 +5,8 @@
  * Kernels are indexed by (op id, kernel type). A kernel type is a storage
  * layout plus arithmetic: OPF_INT and OPF_INT32_T share OPF_KT_INT32. Every
  * kernel takes a 64-bit element count and must give the base's result bit for
- * bit (any NaN matches any NaN). Kernels accept any element-aligned address,
+ * bit (any NaN matches any NaN). Kernels accept any element-aligned address
+ * (the framework sends misaligned blocks to the base's memcpy kernels),
  * and touch data bytes only: a buffer of n pairs ends at the last pair's data
  * (MPI's true extent: 12 bytes for the last DOUBLE_INT, not 16), and the
  * padding of an x87 long double is never written.

@@ -7,7 +7,13 @@
  *
  * Handles are opaque. Predefined handles are compile-time constants (usable
  * in static initialisers); created handles carry a generation, so a freed
- * handle is recognised as invalid instead of being dereferenced.
+ * handle is recognised as invalid instead of being dereferenced. Freeing an
+ * op or a datatype only marks it for deallocation (as in MPI): calls in
+ * progress finish on it, also when a user callback frees its own op or type
+ * or another thread frees them meanwhile.
+ *
+ * A successful call leaves opf_last_error() unchanged. No C++ exception
+ * leaves the library: allocation failure is OPF_ERR_NO_MEM.
  */
 #ifndef OPFRAME_OPFRAME_H
 #define OPFRAME_OPFRAME_H
@@ -168,7 +174,9 @@ enum {
 /* ---- life cycle --------------------------------------------------------- */
 /* opf_init is idempotent; the first reduction initialises lazily. After
  * opf_finalize every created op and datatype handle is invalid; opf_init may
- * be called again. */
+ * be called again. As in MPI, opf_finalize must not be called while other
+ * threads are inside opframe calls; a user callback may call it (the
+ * reduction in progress finishes). */
 int opf_init(void);
 int opf_finalize(void);
 int opf_initialized(int *flag);
@@ -177,15 +185,19 @@ int opf_initialized(int *flag);
 /* inoutbuf[i] = inbuf[i] op inoutbuf[i]   (inbuf is the left operand) */
 int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count,
                      opf_datatype_t datatype, opf_op_t op);
-/* out[i] = in1[i] op in2[i]; out may be the same pointer as in1 or in2
- * (partial overlap is not allowed). */
+/* out[i] = in1[i] op in2[i]; out may be the same pointer as in1 or in2;
+ * otherwise the buffers must be disjoint (partial overlap is undefined).
+ * Both calls accept buffers at any address: blocks that are not aligned for
+ * their basic type run on the base kernels. A count whose buffers would span
+ * more than 2^63 bytes is OPF_ERR_COUNT; a type without data does nothing. */
 int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                       opf_datatype_t datatype, opf_op_t op);
 
 /* ---- user-defined ops --------------------------------------------------- */
 /* The callback computes inoutvec[i] = invec[i] op inoutvec[i] for i < *len.
  * With the int form, a count above INT_MAX is delivered in several calls
- * whose lengths sum to the count. The datatype passed is the caller's. */
+ * whose lengths sum to the count. The datatype passed is the caller's. len
+ * and datatype point to copies: what the callback writes there is ignored. */
 typedef void opf_user_function(void *invec, void *inoutvec, int *len, opf_datatype_t *datatype);
 typedef void opf_user_function_c(void *invec, void *inoutvec, opf_count_t *len,
                                  opf_datatype_t *datatype);
@@ -198,7 +210,10 @@ int opf_op_commutative(opf_op_t op, int *commute);
 /* ---- derived datatypes -------------------------------------------------- */
 /* As in MPI. A predefined op applies to a derived type whose basic elements
  * are all of one predefined type valid for the op (REPLACE and NO_OP apply to
- * any type). A derived type must be committed before use. */
+ * any type; blocks of length 0 add no basic element). A derived type must be
+ * committed before use. A constructor whose sizes, bounds, extent or
+ * displacements do not fit in 64 bits returns OPF_ERR_ARG (OPF_ERR_COUNT for
+ * the size) and creates nothing. */
 int opf_type_contiguous(int count, opf_datatype_t oldtype, opf_datatype_t *newtype);
 int opf_type_vector(int count, int blocklength, int stride, opf_datatype_t oldtype,
                     opf_datatype_t *newtype);
