@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 namespace opf::base {
 
@@ -115,7 +116,10 @@ template <class T> inline T load(const unsigned char *p) { return Access<T>::loa
 // the output and, for the last element of an MPI buffer (which ends at the
 // data's end, not at the struct's), write past it.
 template <class T> inline void store(unsigned char *p, const T &v) { std::memcpy(p, &v, sizeof v); }
-inline void store(unsigned char *p, const long double &v) { std::memcpy(p, &v, 10); }
+// The value bytes of a long double: x87's 80 bits, or all of aarch64's IEEE binary128.
+inline constexpr std::size_t long_double_value_bytes =
+    std::numeric_limits<long double>::digits == 64 ? 10 : sizeof(long double);
+inline void store(unsigned char *p, const long double &v) { std::memcpy(p, &v, long_double_value_bytes); }
 template <class R> inline void store(unsigned char *p, const Complex<R> &v)
 {
     store(p + offsetof(Complex<R>, re), v.re);

@@ -194,6 +194,14 @@ void show_hw(Printer &p)
                        "\nDevices: " + (hw.n_devices ? "" : "none");
     for (int i = 0; i < hw.n_devices; ++i)
         text += std::string("\n  ") + hw.devices[i].name + " (" + hw.devices[i].kind + ") " + hw.devices[i].model;
+    if (hw.arm_features) {   // an Arm CPU (getauxval)
+        char arm[256];
+        opf_hw_format_arm_features(hw.arm_features, arm, sizeof arm);
+        const std::string sve = std::to_string(hw.arm_sve_vector_bits);
+        r.add("arm_isa", arm).add("sve_vector_bits", sve);
+        text += std::string("\nArm ISA (HWCAP): ") + arm + "\nSVE vector length: " +
+                (hw.arm_sve_vector_bits ? sve + " bits" : std::string("no SVE"));
+    }
     p.record("hw", r, text);
     for (int i = 0; i < hw.n_devices; ++i) {
         Record d;
