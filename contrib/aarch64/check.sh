@@ -77,12 +77,39 @@ failed=0
 pass() { passed=$((passed + 1)); }
 fail() { failed=$((failed + 1)); echo "  FAIL: $*"; }
 
-# Runs an aarch64 program of the build under QEMU with -cpu $cpu.
+# Runs an aarch64 program of the build under QEMU with -cpu $cpu (and the
+# NAME=VALUE words of $run_env in its environment).
+run_env=
 run() {
-    prog=$1
+    env QEMU_CPU=$cpu QEMU_LD_PREFIX=/usr/$host LD_LIBRARY_PATH="$build/obj/.libs:$multiarch" \
+        OPF_MCA_mca_component_path="$build/obj/components/aarch64" $run_env qemu-aarch64-static "$@"
+}
+
+# harness NAME [ARG...]: the conformance harness (seed, --quick from the
+# environment), its per-provider lines, and its counts added to the total.
+harness() {
+    name=$1
     shift
-    QEMU_CPU=$cpu QEMU_LD_PREFIX=/usr/$host LD_LIBRARY_PATH="$build/obj/.libs:$multiarch" \
-        OPF_MCA_mca_component_path="$build/obj/components/aarch64" qemu-aarch64-static "$prog" "$@"
+    log=$build/obj/conformance-$name.log
+    [ "${OPF_QUICK:-0}" = 1 ] && set -- "$@" --quick
+    start=$(date +%s)
+    if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
+    summary=$(grep '^conformance: ' "$log" | tail -1)
+    echo "  $summary ($(($(date +%s) - start)) s)"
+    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\1/p')
+    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\2/p')
+    if [ -z "$checks" ]; then
+        tail -20 "$log"
+        fail "$name: conformance gave no summary (rc $rc, log $log)"
+        return
+    fi
+    passed=$((passed + checks - bad))
+    failed=$((failed + bad))
+    if [ "$bad" != 0 ] || [ $rc != 0 ]; then
+        grep -m 20 -i 'fail\|mismatch' "$log" | sed 's/^/    /'
+        [ "$bad" != 0 ] || fail "$name: conformance exited $rc"
+    fi
 }
 
 for config in $configs; do
@@ -121,27 +148,7 @@ for config in $configs; do
     done
 
     # The harness: base, selected, and every available component, every slot.
-    log=$build/obj/conformance-$config.log
-    set -- ${OPF_SEED:+--seed "$OPF_SEED"}
-    [ "${OPF_QUICK:-0}" = 1 ] && set -- "$@" --quick
-    start=$(date +%s)
-    if run test/.libs/conformance "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
-    summary=$(grep '^conformance: ' "$log" | tail -1)
-    echo "  $summary ($(($(date +%s) - start)) s)"
-    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\1/p')
-    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\2/p')
-    if [ -z "$checks" ]; then
-        tail -20 "$log"
-        fail "$config: conformance gave no summary (rc $rc, log $log)"
-        continue
-    fi
-    passed=$((passed + checks - bad))
-    failed=$((failed + bad))
-    if [ "$bad" != 0 ] || [ $rc != 0 ]; then
-        grep -m 20 -i 'fail\|mismatch' "$log" | sed 's/^/    /'
-        [ "$bad" != 0 ] || fail "$config: conformance exited $rc"
-    fi
+    harness "$config"
     # neon and sve<N> come from one slot table: the harness must have found
     # and checked the same (non-zero) number of slots for each, none failed.
     want_slots=
@@ -155,6 +162,14 @@ for config in $configs; do
             fail "$config: provider $c: $(grep "^provider $c:" "$log" || echo 'not run')"
         fi
     done
+
+    # sve<N> with its float16 variant off: the FCVT conversions, tested too.
+    if [ "$sve" != 0 ]; then
+        echo "  sve$sve with op_sve${sve}_support=, (float16 through float):"
+        run_env="OPF_MCA_op_sve${sve}_support=,"
+        harness "$config-nofp16" --provider "sve$sve"
+        run_env=
+    fi
 done
 
 echo "check-aarch64: $passed passed, $failed failed"
