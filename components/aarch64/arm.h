@@ -1,20 +1,20 @@
 // arm.h — what the aarch64 components (neon, sve<N>) share: the slot table
-// and the kernel loop of components/simd (component.h, driver.inc, simd.h,
-// the same kernel source as avx2 / avx512) and the life cycle qualified by the Arm features of
-// opf_hw_info_t (getauxval(AT_HWCAP / AT_HWCAP2), the SVE vector length).
+// and the kernel loop of components/simd (component.h, driver.inc, simd.h:
+// the same kernel source as avx2 / avx512), and a life cycle qualified by
+// the Arm features of opf_hw_info_t (getauxval(AT_HWCAP / AT_HWCAP2) and the
+// SVE vector length, probed by the framework).
 //
-// An Arm traits struct (opf_op_neon.cpp, opf_op_sve.cpp) supplies, besides
-// what components/simd/component.h lists (bytes, granule, load_partial,
-// store_partial, widen_half, narrow_half, offers):
-//   widen_half / narrow_half   float16 <-> float: FCVTL / FCVTN, SVE FCVT; part of
-//                              base ARMv8 (no FEAT_FP16); float -> half rounds by
-//                              FPCR.RMode, round to nearest even unless the program
-//                              changed it (the base's float arithmetic assumes the same),
-//                              with FPCR.AHP = 0 (IEEE half, the default)
+// An Arm traits struct (opf_op_neon.cpp, opf_op_sve.cpp) supplies what
+// components/simd/component.h lists (bytes, granule, load_partial,
+// store_partial, widen_half, narrow_half, offers) and, for the life cycle:
 //   name, description, required (OPF_ARM_* bits), required_text,
 //   priority_param, default_priority, support_param, support_words, support_help,
-//   sve_bits                    the SVE vector length it is built for (0: any)
+//   sve_bits                           the SVE vector length it is built for (0: any)
 //   adjust(op, module, support, arm)   per-feature variants of some slots
+// float16 <-> float conversions (widen_half / narrow_half: FCVTL / FCVTN,
+// SVE FCVT) are base ARMv8, no FEAT_FP16; float -> half rounds by
+// FPCR.RMode, nearest even unless the program changed it (the base's float
+// arithmetic assumes the same), to IEEE half while FPCR.AHP = 0 (the default).
 #pragma once
 
 #include <cstddef>

@@ -63,8 +63,8 @@ if [ ! -f Makefile ] || [ ../src/configure -nt config.status ]; then
         PKG_CONFIG_LIBDIR=$multiarch/pkgconfig:/usr/share/pkgconfig CXXFLAGS=-O2 CFLAGS=-O2 >configure.out 2>&1 ||
         { cat configure.out; die "configure failed (config.log: $build/obj/config.log)"; }
 fi
-echo "check-aarch64: make all test/conformance (${MAKEFLAGS:-serial})"
-make all test/conformance >make.out 2>&1 || { tail -40 make.out; die "cross-build failed (log: $build/obj/make.out)"; }
+echo "check-aarch64: make all test/conformance test/hwprobe (${MAKEFLAGS:-serial})"
+make all test/conformance test/hwprobe >make.out 2>&1 || { tail -40 make.out; die "cross-build failed (log: $build/obj/make.out)"; }
 for f in .libs/libopframe.so components/aarch64/.libs/opf_op_neon.so test/.libs/conformance tools/.libs/opframe_info \
          tools/.libs/opframe_bench; do
     [ -e "$f" ] || die "cross-build made no $f"
@@ -130,6 +130,11 @@ for config in $configs; do
     for f in $features; do case $isa in *" $f "*) pass ;; *) fail "$config: --hw lacks $f" ;; esac; done
     for f in $absent; do case $isa in *" $f "*) fail "$config: --hw shows $f" ;; *) pass ;; esac; done
     [ "$bits" = "$sve" ] && pass || fail "$config: SVE vector length $bits, expected $sve"
+    # test/hwprobe: the probe against /proc/cpuinfo (where QEMU emulates it) and its own rules.
+    if run test/.libs/hwprobe >"$build/obj/hwprobe-$config.log" 2>&1; then pass; else
+        cat "$build/obj/hwprobe-$config.log"
+        fail "$config: test/hwprobe"
+    fi
 
     # Which components qualified, and why the others did not.
     status=$(run tools/.libs/opframe_info --parsable) || { fail "$config: opframe_info"; continue; }
@@ -162,6 +167,13 @@ for config in $configs; do
             fail "$config: provider $c: $(grep "^provider $c:" "$log" || echo 'not run')"
         fi
     done
+
+    # opframe_bench runs and prints its rows (its timings mean nothing under emulation).
+    if bench=$(run tools/.libs/opframe_bench --quick --sizes 4,4K 2>&1) &&
+        echo "$bench" | grep -q ' opframe ' && echo "$bench" | grep -q ' memref '; then pass; else
+        echo "$bench" | tail -5
+        fail "$config: opframe_bench"
+    fi
 
     # sve<N> with its float16 variant off: the FCVT conversions, tested too.
     if [ "$sve" != 0 ]; then
