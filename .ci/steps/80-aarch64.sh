@@ -2,7 +2,7 @@
 # multiarch arm64 -dev packages), then contrib/aarch64/check.sh runs the
 # feature probe, the qualification of neon / sve<N> and the conformance
 # harness under qemu-aarch64-static with -cpu cortex-a72, max,sve=off and
-# max,sve128/256/512=on. Budget: about 12 minutes on 2 cores.
+# max,sve<N>=on for N = 128..2048. Budget: about 12 minutes on 2 cores.
 . "$CI_ROOT/.ci/lib.sh"
 
 aarch64_install_packages() {

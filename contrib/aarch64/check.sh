@@ -4,9 +4,14 @@
 #
 #   a72      -cpu cortex-a72        ARMv8.0 NEON: no FP16, no BF16, no SVE
 #   neon     -cpu max,sve=off       NEON with FEAT_FP16 and FEAT_BF16
-#   sve128   -cpu max,sve128=on     SVE at 128 bits (and NEON)
-#   sve256   -cpu max,sve256=on
-#   sve512   -cpu max,sve512=on
+#   sve128   -cpu max,sve128=on,sve-default-vector-length=16    SVE at 128 bits (and NEON)
+#   sve256   -cpu max,sve256=on,sve-default-vector-length=32
+#   sve512   -cpu max,sve512=on,sve-default-vector-length=64
+#   sve1024  -cpu max,sve1024=on,sve-default-vector-length=128  (these two with the
+#   sve2048  -cpu max,sve2048=on,sve-default-vector-length=256   harness's --quick lengths)
+#
+# (QEMU's user mode starts a process at a 512-bit vector length, or the
+# largest enabled one below; sve-default-vector-length sets it in bytes.)
 #
 # Each run checks which components qualify (the expected neon / sve<N> ones
 # available, every other sve<N> disqualified with the vector length it saw,
@@ -35,7 +40,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${OPF_AARCH64_BUILD:-/tmp/opframe-aarch64-${USER:-$(id -un)}}
 host=aarch64-linux-gnu
 multiarch=/usr/lib/$host
-configs=${*:-a72 neon sve128 sve256 sve512}
+configs=${*:-a72 neon sve128 sve256 sve512 sve1024 sve2048}
 
 die() { echo "check-aarch64: $*" >&2; echo "check-aarch64: 0 passed, 1 failed"; exit 1; }
 command -v $host-g++ >/dev/null || die "no $host-g++ (Debian: apt-get install g++-$host)"
@@ -91,7 +96,7 @@ harness() {
     name=$1
     shift
     log=$build/obj/conformance-$name.log
-    [ "${OPF_QUICK:-0}" = 1 ] && set -- "$@" --quick
+    [ "${OPF_QUICK:-0}" = 1 ] || [ "$quick" = 1 ] && set -- "$@" --quick
     start=$(date +%s)
     if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
     grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
@@ -117,9 +122,11 @@ for config in $configs; do
         a72) cpu=cortex-a72; sve=0; features="asimd"; absent="fphp asimdhp sve bf16" ;;
         neon) cpu=max,sve=off; sve=0; features="asimd fphp asimdhp bf16"; absent="sve" ;;
         sve128 | sve256 | sve512 | sve1024 | sve2048)
-            sve=${config#sve}; cpu=max,sve$sve=on; features="asimd fphp asimdhp sve sve2 bf16 svebf16"; absent="" ;;
+            sve=${config#sve}; cpu=max,sve$sve=on,sve-default-vector-length=$((sve / 8)); features="asimd fphp asimdhp sve sve2 bf16 svebf16"; absent="" ;;
         *) die "unknown configuration $config (a72 neon sve128 sve256 sve512 sve1024 sve2048)" ;;
     esac
+    quick=0
+    [ "$sve" -gt 512 ] && quick=1
     echo "== $config: qemu-aarch64-static -cpu $cpu"
 
     # What the probe saw.
