@@ -16,7 +16,7 @@ template <class T> inline bool same_value(const T &a, const T &b)
     else if constexpr (std::is_same_v<T, BFloat16>)
         return a.bits == b.bits || (((a.bits & 0x7fff) > 0x7f80) && ((b.bits & 0x7fff) > 0x7f80));
     else if constexpr (std::is_same_v<T, long double>)
-        return (is_nan(a) && is_nan(b)) || std::memcmp(&a, &b, 10) == 0;   // x87: 10 value bytes
+        return (is_nan(a) && is_nan(b)) || std::memcmp(&a, &b, value_bytes<long double>) == 0;
     else if constexpr (is_real<T>)
         return (is_nan(a) && is_nan(b)) || std::memcmp(&a, &b, sizeof a) == 0;
     else if constexpr (is_complex<T>)

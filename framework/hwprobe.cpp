@@ -1,5 +1,6 @@
 // hwprobe.cpp — the hardware probe run at every opf_init: CPUID/XGETBV for
-// the x86 ISA, hwloc for the topology and the accelerators.
+// the x86 ISA, getauxval / prctl for the Arm ISA, hwloc for the topology and
+// the accelerators.
 #include "framework/hwprobe.h"
 #include "framework/params.h"
 
@@ -25,6 +26,12 @@
 #include <cpuid.h>
 #endif
 
+#if defined(__aarch64__) && defined(__linux__)
+#define OPF_HWPROBE_ARM 1
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#endif
+
 namespace opf {
 namespace {
 
@@ -34,6 +41,26 @@ constexpr const char *feature_names[] = {
     "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_fp16", "avx512_bf16",
 };
 constexpr unsigned n_feature_names = sizeof feature_names / sizeof feature_names[0];
+// Bit order of OPF_ARM_*, named as Linux names them in /proc/cpuinfo.
+constexpr const char *arm_feature_names[] = {"asimd", "fphp", "asimdhp", "sve", "sve2", "bf16", "svebf16"};
+
+// The names of the set bits of `features`, space-separated, or "none";
+// snprintf's contract (always terminated, returns the full length).
+template <std::size_t N>
+std::size_t format_names(const char *const (&names)[N], unsigned features, char *buf, std::size_t len)
+{
+    std::size_t need = 0;
+    auto append = [&](const char *word) {
+        const int n = std::snprintf(need < len ? buf + need : nullptr, need < len ? len - need : 0, "%s%s",
+                                    need ? " " : "", word);
+        need += std::size_t(n);
+    };
+    if (len) buf[0] = '\0';
+    for (unsigned i = 0; i < N; ++i)
+        if (features & (1u << i)) append(names[i]);
+    if (!need) append("none");
+    return need;
+}
 
 template <std::size_t N> void copy_text(char (&dst)[N], const char *src)
 {
@@ -126,6 +153,42 @@ void x86_brand(char *out, std::size_t len)
 }
 
 #endif // OPF_HWPROBE_X86
+
+#ifdef OPF_HWPROBE_ARM
+
+// Bit numbers of Linux's HWCAP_* / HWCAP2_* (uapi asm/hwcap.h, a stable
+// ABI), spelled out because older libc headers lack the newer names.
+constexpr unsigned long hwcap_asimd = 1ul << 1, hwcap_fphp = 1ul << 9, hwcap_asimdhp = 1ul << 10,
+                        hwcap_sve = 1ul << 22;
+constexpr unsigned long hwcap2_sve2 = 1ul << 1, hwcap2_svebf16 = 1ul << 12, hwcap2_bf16 = 1ul << 14;
+
+// The kernel reports a feature only where the CPU has it and the kernel
+// supports its state (SVE registers), so there is no "CPU only" set here.
+void probe_arm(opf_hw_info_t *hw)
+{
+    const unsigned long cap = getauxval(AT_HWCAP), cap2 = getauxval(AT_HWCAP2);
+    const struct {
+        unsigned long word, bit;
+        unsigned feature;
+    } map[] = {
+        {cap, hwcap_asimd, OPF_ARM_ASIMD},   {cap, hwcap_fphp, OPF_ARM_FPHP},
+        {cap, hwcap_asimdhp, OPF_ARM_ASIMDHP}, {cap, hwcap_sve, OPF_ARM_SVE},
+        {cap2, hwcap2_sve2, OPF_ARM_SVE2},   {cap2, hwcap2_bf16, OPF_ARM_BF16},
+        {cap2, hwcap2_svebf16, OPF_ARM_SVEBF16},
+    };
+    for (const auto &m : map)
+        if (m.word & m.bit) hw->arm_features |= m.feature;
+    // The vector length is per thread and may be changed by prctl(PR_SVE_SET_VL);
+    // the fixed-length SVE components need the one in force now.
+#ifdef PR_SVE_GET_VL
+    if (hw->arm_features & OPF_ARM_SVE) {
+        const int vl = prctl(PR_SVE_GET_VL, 0, 0, 0, 0);
+        if (vl >= 0) hw->arm_sve_vector_bits = unsigned(vl & PR_SVE_VL_LEN_MASK) * 8;
+    }
+#endif
+}
+
+#endif // OPF_HWPROBE_ARM
 
 #ifdef OPF_HAVE_HWLOC
 
@@ -251,6 +314,9 @@ void probe(opf_hw_info_t *hw)
     probe_x86(hw);
     x86_brand(hw->cpu_model, sizeof hw->cpu_model);
 #endif
+#ifdef OPF_HWPROBE_ARM
+    probe_arm(hw);
+#endif
     bool from_hwloc = false;
 #ifdef OPF_HAVE_HWLOC
     from_hwloc = probe_hwloc(hw);
@@ -289,17 +355,12 @@ const char *x86_feature_name(unsigned bit)
 
 std::size_t format_x86_features(unsigned features, char *buf, std::size_t len)
 {
-    std::size_t need = 0;
-    auto append = [&](const char *word) {
-        const int n = std::snprintf(need < len ? buf + need : nullptr, need < len ? len - need : 0, "%s%s",
-                                    need ? " " : "", word);
-        need += std::size_t(n);
-    };
-    if (len) buf[0] = '\0';
-    for (unsigned i = 0; i < n_feature_names; ++i)
-        if (features & (1u << i)) append(feature_names[i]);
-    if (!need) append("none");
-    return need;
+    return format_names(feature_names, features, buf, len);
+}
+
+std::size_t format_arm_features(unsigned features, char *buf, std::size_t len)
+{
+    return format_names(arm_feature_names, features, buf, len);
 }
 
 } // namespace opf
@@ -322,4 +383,9 @@ OPF_API int opf_hw_describe(opf_hw_info_t *hw)
 OPF_API size_t opf_hw_format_features(unsigned features, char *buf, size_t len)
 {
     return format_x86_features(features, buf, len);
+}
+
+OPF_API size_t opf_hw_format_arm_features(unsigned features, char *buf, size_t len)
+{
+    return format_arm_features(features, buf, len);
 }

@@ -1,4 +1,5 @@
-// hwprobe.h — what the machine offers: x86 ISA (CPUID + XGETBV), the CPU
+// hwprobe.h — what the machine offers: x86 ISA (CPUID + XGETBV), Arm ISA
+// (getauxval, prctl for the SVE vector length), the CPU
 // model, and hwloc's view of cores, caches and accelerator devices.
 #pragma once
 
@@ -22,5 +23,8 @@ const char *x86_feature_name(unsigned bit);
 // ("sse2 sse4_1 avx ..."), or "none", into buf (always terminated when
 // len > 0). Returns the length the full text needs, like snprintf.
 std::size_t format_x86_features(unsigned features, char *buf, std::size_t len);
+
+// The same for the OPF_ARM_* bits ("asimd fphp asimdhp sve sve2 bf16 svebf16").
+std::size_t format_arm_features(unsigned features, char *buf, std::size_t len);
 
 } // namespace opf

@@ -23,9 +23,10 @@ static const struct { unsigned bit; const char *flag; } isa[] = {
     {OPF_X86_AVX512_FP16, "avx512_fp16"}, {OPF_X86_AVX512_BF16, "avx512_bf16"},
 };
 
-/* The first "flags" line of /proc/cpuinfo, with a space at both ends so a
- * flag is found as " name ". 0 when there is none (not Linux, not x86). */
-static int cpuinfo_flags(char *out, size_t len)
+/* The first line of /proc/cpuinfo named `key` ("flags" on x86, "Features"
+ * on Arm), with a space at both ends so a flag is found as " name ". 0 when
+ * there is none. */
+static int cpuinfo_line(const char *key, char *out, size_t len)
 {
     FILE *f = fopen("/proc/cpuinfo", "r");
     static char line[8192];
@@ -33,7 +34,7 @@ static int cpuinfo_flags(char *out, size_t len)
     if (!f) return 0;
     while (!found && fgets(line, sizeof line, f)) {
         char *colon = strchr(line, ':');
-        if (strncmp(line, "flags", 5) != 0 || !colon) continue;
+        if (strncmp(line, key, strlen(key)) != 0 || !colon) continue;
         line[strcspn(line, "\n")] = '\0';
         snprintf(out, len, " %s ", colon + 1);
         found = 1;
@@ -70,6 +71,48 @@ static void check_format(unsigned features)
           "truncated to \"%s\"", tiny);
 }
 
+#if defined(__aarch64__)
+#define ARM 1
+static const struct { unsigned bit; const char *flag; } arm_isa[] = {
+    {OPF_ARM_ASIMD, "asimd"}, {OPF_ARM_FPHP, "fphp"}, {OPF_ARM_ASIMDHP, "asimdhp"}, {OPF_ARM_SVE, "sve"},
+    {OPF_ARM_SVE2, "sve2"}, {OPF_ARM_BF16, "bf16"}, {OPF_ARM_SVEBF16, "svebf16"},
+};
+#endif
+
+/* The Arm features (getauxval) against /proc/cpuinfo's "Features" line, the
+ * SVE vector length against the architecture's range; none elsewhere. */
+static void check_arm(const opf_hw_info_t *hw)
+{
+    char text[128], tiny[6];
+    CHECK(opf_hw_format_arm_features(OPF_ARM_ASIMD | OPF_ARM_SVE | OPF_ARM_BF16, text, sizeof text) == 14 &&
+              strcmp(text, "asimd sve bf16") == 0, "formatted Arm features \"%s\"", text);
+    CHECK(opf_hw_format_arm_features(0, text, sizeof text) == 4 && strcmp(text, "none") == 0, "no Arm features: \"%s\"", text);
+    CHECK(opf_hw_format_arm_features(OPF_ARM_SVE2 | OPF_ARM_SVEBF16, tiny, sizeof tiny) == 12 &&
+              strcmp(tiny, "sve2 ") == 0, "truncated to \"%s\"", tiny);
+#ifdef ARM
+    {
+        static char features[8192];
+        size_t i;
+        const unsigned bits = hw->arm_sve_vector_bits;
+        CHECK(hw->arm_features & OPF_ARM_ASIMD, "no asimd on aarch64");
+        CHECK((hw->arm_features & OPF_ARM_SVE) ? bits >= 128 && bits <= 2048 && bits % 128 == 0 : bits == 0,
+              "SVE vector length %u bits (features 0x%x)", bits, hw->arm_features);
+        if (!cpuinfo_line("Features", features, sizeof features)) {
+            printf("hwprobe: no Features line in /proc/cpuinfo; Arm ISA not compared\n");
+            return;
+        }
+        for (i = 0; i < sizeof arm_isa / sizeof arm_isa[0]; ++i) {
+            const int probed = (hw->arm_features & arm_isa[i].bit) != 0;
+            const int linux_says = has_flag(features, arm_isa[i].flag);
+            CHECK(probed == linux_says, "%s: probe says %d, /proc/cpuinfo says %d", arm_isa[i].flag, probed, linux_says);
+        }
+    }
+#else
+    CHECK(hw->arm_features == 0 && hw->arm_sve_vector_bits == 0, "Arm features 0x%x, SVE %u bits off Arm",
+          hw->arm_features, hw->arm_sve_vector_bits);
+#endif
+}
+
 static void check_isa(const opf_hw_info_t *hw)
 {
     static char flags[8192];
@@ -81,7 +124,7 @@ static void check_isa(const opf_hw_info_t *hw)
           hw->x86_features, hw->x86_cpu_only);
 #ifdef X86
     CHECK(hw->cpu_model[0] != '\0', "no CPU model on x86");
-    if (!cpuinfo_flags(flags, sizeof flags)) {
+    if (!cpuinfo_line("flags", flags, sizeof flags)) {
         printf("hwprobe: no flags line in /proc/cpuinfo; ISA not compared\n");
         return;
     }
@@ -188,6 +231,7 @@ int main(void)
     CHECK(before.struct_size == sizeof before, "struct_size %zu, expected %zu", before.struct_size, sizeof before);
     show(&before);
     check_isa(&before);
+    check_arm(&before);
     check_topology(&before);
 
     /* The machine does not change across opf_init. */

@@ -92,9 +92,13 @@ double median_ns(const std::function<void()> &fn, int samples)
 }
 
 // The memory reference: what the compiler makes of the simplest loop with
-// every ISA this CPU has.
-__attribute__((target_clones("avx512f", "avx2", "default"), noinline)) void reference_add(const float *in, float *inout,
-                                                                                         long n)
+// every ISA this CPU has (x86: one clone per ISA level; aarch64: NEON, the baseline).
+#if defined(__x86_64__)
+#define OPF_BENCH_ISA_CLONES target_clones("avx512f", "avx2", "default"),
+#else
+#define OPF_BENCH_ISA_CLONES
+#endif
+__attribute__((OPF_BENCH_ISA_CLONES noinline)) void reference_add(const float *in, float *inout, long n)
 {
     for (long i = 0; i < n; ++i) inout[i] += in[i];
 }
@@ -264,7 +268,10 @@ int main(int argc, char **argv)
 
     opf_hw_info_t hw;
     char isa[512] = "";
-    if (opf_hw_describe(&hw) == OPF_SUCCESS) opf_hw_format_features(hw.x86_features, isa, sizeof isa);
+    if (opf_hw_describe(&hw) == OPF_SUCCESS) {
+        if (hw.arm_features) opf_hw_format_arm_features(hw.arm_features, isa, sizeof isa);
+        else opf_hw_format_features(hw.x86_features, isa, sizeof isa);
+    }
     std::printf("# opframe_bench %s: 2-buffer (inout = in op inout), median of %d samples\n", PACKAGE_VERSION, o.samples);
     std::printf("# machine: %s; ISA: %s; L3 %lld KiB\n", cpu_model().c_str(), isa, (long long)(hw.l3_bytes / 1024));
     std::printf("# compared with: %s; memref: float a[i] += b[i] over the same bytes\n",

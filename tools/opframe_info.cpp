@@ -238,6 +238,14 @@ void show_hw(Printer &p)
                        ", PUs: " + std::to_string(hw.pus) + ", NUMA nodes: " + std::to_string(hw.numa_nodes) +
                        "\nCaches: L1d " + kib(hw.l1d_bytes) + ", L2 " + kib(hw.l2_bytes) + ", L3 " + kib(hw.l3_bytes) +
                        "\nTopology from: " + (hw.hwloc ? "hwloc" : "sysconf (no hwloc)");
+    if (hw.arm_features) {   // an Arm CPU (getauxval)
+        char arm[256];
+        opf_hw_format_arm_features(hw.arm_features, arm, sizeof arm);
+        const std::string sve = std::to_string(hw.arm_sve_vector_bits);
+        r.add("arm_isa", arm).add("sve_vector_bits", sve);
+        text += std::string("\nArm ISA (HWCAP): ") + arm + "\nSVE vector length: " +
+                (hw.arm_sve_vector_bits ? sve + " bits" : std::string("no SVE"));
+    }
     p.record("hw", r, text);
     show_devices(p, hw);
 }

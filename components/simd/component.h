@@ -63,7 +63,9 @@ constexpr int offered_slots(const SlotTable &t)
 // component disqualifying itself. So they are compiled for baseline x86-64
 // (SSE2). The kernels are only reachable through op_query, after init_query.
 #pragma GCC push_options
+#if defined(__x86_64__)   // (the aarch64 components have their own life cycle: components/aarch64/arm.h)
 #pragma GCC target("no-sse3")
+#endif
 
 template <class Isa> struct Component {
     static inline int64_t priority = 0;

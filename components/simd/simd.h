@@ -81,8 +81,15 @@ template <class T> using UIntOf = typename IntOfSize<sizeof(T)>::u;
 template <class V> using Mask = Vec<SIntOf<lane_t<V>>, sizeof(V)>;
 template <class V> using UVec = Vec<UIntOf<lane_t<V>>, sizeof(V)>;
 
+// Half-precision lanes: _Float16; on aarch64, where GCC 12 has no _Float16 in
+// C++, __fp16 (the components/aarch64 kernels use it).
+#if defined(__aarch64__)
+using HalfLane = __fp16;
+#else
+using HalfLane = _Float16;
+#endif
 template <class T> inline constexpr bool is_float_lane =
-    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, _Float16>;
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, HalfLane>;
 
 // Reinterprets the bits of a vector (same size).
 template <class To, class From> [[gnu::always_inline]] inline To as(From v)

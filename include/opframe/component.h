@@ -67,6 +67,15 @@ enum {
     OPF_X86_AVX512F = 1u << 6, OPF_X86_AVX512BW = 1u << 7, OPF_X86_AVX512VL = 1u << 8,
     OPF_X86_AVX512DQ = 1u << 9, OPF_X86_AVX512_FP16 = 1u << 10, OPF_X86_AVX512_BF16 = 1u << 11
 };
+/* Arm (aarch64), as Linux reports them in getauxval(AT_HWCAP / AT_HWCAP2) */
+enum {
+    OPF_ARM_ASIMD = 1u << 0,     /* Advanced SIMD (NEON) */
+    OPF_ARM_FPHP = 1u << 1,      /* scalar half-precision arithmetic (FEAT_FP16) */
+    OPF_ARM_ASIMDHP = 1u << 2,   /* Advanced SIMD half-precision arithmetic (FEAT_FP16) */
+    OPF_ARM_SVE = 1u << 3, OPF_ARM_SVE2 = 1u << 4,
+    OPF_ARM_BF16 = 1u << 5,      /* BFloat16 conversions in Advanced SIMD (FEAT_BF16) */
+    OPF_ARM_SVEBF16 = 1u << 6    /* ... and in SVE */
+};
 
 #define OPF_HW_MAX_DEVICES 16
 typedef struct opf_hw_device {
@@ -87,6 +96,9 @@ typedef struct opf_hw_info {
     int hwloc;                   /* 1 if the topology came from hwloc */
     int n_devices;
     opf_hw_device_t devices[OPF_HW_MAX_DEVICES];
+    /* Appended (check struct_size before reading): the Arm ISA, 0 elsewhere */
+    unsigned int arm_features;         /* OPF_ARM_* */
+    unsigned int arm_sve_vector_bits;  /* this thread's SVE vector length (prctl); 0 without SVE */
 } opf_hw_info_t;
 
 /* ---- modules: what a component offers for one op ------------------------ */

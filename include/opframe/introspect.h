@@ -98,6 +98,9 @@ int opf_hw_describe(opf_hw_info_t *hw);
  * ("sse2 sse4_1 avx ..."), or "none"; truncated like snprintf. Returns the
  * length of the full text. */
 size_t opf_hw_format_features(unsigned features, char *buf, size_t len);
+/* The same for the OPF_ARM_* bits ("asimd fphp asimdhp sve sve2 bf16 svebf16",
+ * as Linux names them in /proc/cpuinfo). */
+size_t opf_hw_format_arm_features(unsigned features, char *buf, size_t len);
 
 /* ---- devices the components found and use ------------------------------------- */
 /* Reported by components through opf_component_device_add

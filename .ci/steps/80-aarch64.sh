@@ -1,0 +1,31 @@
+# aarch64 under QEMU: cross-build the tree (g++-aarch64-linux-gnu, Debian
+# multiarch arm64 -dev packages), then contrib/aarch64/check.sh runs the
+# feature probe, the qualification of neon / sve<N> and the conformance
+# harness under qemu-aarch64-static with -cpu cortex-a72, max,sve=off and
+# max,sve<N>=on for N = 128..2048. Budget: about 12 minutes on 2 cores.
+. "$CI_ROOT/.ci/lib.sh"
+
+aarch64_install_packages() {
+    local p missing=""
+    dpkg --print-foreign-architectures | grep -qx arm64 || {
+        echo "ci: dpkg --add-architecture arm64"
+        dpkg --add-architecture arm64 && apt-get update -qq
+    }
+    for p in g++-aarch64-linux-gnu qemu-user-static file libltdl-dev:arm64 libhwloc-dev:arm64; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    echo "ci: installing$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+aarch64_install_packages || { echo "ci: could not install the aarch64 tool chain"; ci_report 0 1; exit 1; }
+
+export OPF_AARCH64_BUILD
+OPF_AARCH64_BUILD=$(mktemp -d)
+MAKEFLAGS=-j"$(nproc)" "$CI_ROOT/contrib/aarch64/check.sh" | tee "$OPF_AARCH64_BUILD/check.out"
+rc=${PIPESTATUS[0]}
+line=$(grep '^check-aarch64: [0-9]* passed, [0-9]* failed$' "$OPF_AARCH64_BUILD/check.out" | tail -1)
+p=$(echo "$line" | sed -n 's/^check-aarch64: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+f=$(echo "$line" | sed -n 's/^check-aarch64: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+ci_report "${p:-0}" "${f:-1}"
+exit $rc

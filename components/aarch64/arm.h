@@ -1,0 +1,139 @@
+// arm.h — what the aarch64 components (neon, sve<N>) share: the slot table
+// and the kernel loop of components/simd (component.h, driver.inc, simd.h:
+// the same kernel source as avx2 / avx512), and a life cycle qualified by
+// the Arm features of opf_hw_info_t (getauxval(AT_HWCAP / AT_HWCAP2) and the
+// SVE vector length, probed by the framework).
+//
+// An Arm traits struct (opf_op_neon.cpp, opf_op_sve.cpp) supplies what
+// components/simd/component.h lists (bytes, granule, load_partial,
+// store_partial, widen_half, narrow_half, offers) and, for the life cycle:
+//   name, description, required (OPF_ARM_* bits), required_text,
+//   priority_param, default_priority, support_param, support_words, support_help,
+//   sve_bits                           the SVE vector length it is built for (0: any)
+//   adjust(op, module, support, arm)   per-feature variants of some slots
+// float16 <-> float conversions (widen_half / narrow_half: FCVTL / FCVTN,
+// SVE FCVT) are base ARMv8, no FEAT_FP16; float -> half rounds by
+// FPCR.RMode, nearest even unless the program changed it (the base's float
+// arithmetic assumes the same), to IEEE half while FPCR.AHP = 0 (the default).
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+
+#include <opframe/component.h>
+#include <opframe/introspect.h>
+#include "components/simd/component.h"
+
+#if !defined(__aarch64__)
+#error "components/aarch64 is built for aarch64 only"
+#endif
+
+// Life-cycle code (register_params, init_query, op_query, adjust) runs
+// before the component knows the CPU has its ISA: an SVE module compiled
+// with +sve could otherwise use SVE to fill a struct and die of SIGILL on a
+// CPU without it instead of disqualifying itself. So it is compiled without
+// SVE (NEON is part of every aarch64 Linux target).
+#if defined(__ARM_FEATURE_SVE)
+#define OPF_ARM_BASELINE_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"+nosve\")")
+#else
+#define OPF_ARM_BASELINE_BEGIN _Pragma("GCC push_options")
+#endif
+#define OPF_ARM_BASELINE_END _Pragma("GCC pop_options")
+
+namespace opf::simd {
+
+OPF_ARM_BASELINE_BEGIN
+
+template <class Isa> struct ArmComponent {
+    static inline int64_t priority = 0;
+    static inline int64_t support = 0;   // bits of Isa::support_words
+    static inline unsigned arm = 0;      // hw->arm_features, seen at init_query
+
+    static int register_params()
+    {
+        const opf_param_spec_t specs[] = {
+            {Isa::priority_param, OPF_PARAM_INT, Isa::default_priority,
+             "Priority of this SIMD component's offers (higher wins a slot; the base is below every component)", 3,
+             OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
+            {Isa::support_param, OPF_PARAM_FLAGS, Isa::support_words, Isa::support_help, 4, OPF_PARAM_SETTABLE,
+             Isa::support_words, nullptr, &support},
+        };
+        for (const opf_param_spec_t &s : specs)
+            if (opf_param_register(&s) != OPF_SUCCESS) return -1;
+        return 0;
+    }
+
+    static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
+    {
+        if (!hw || hw->struct_size < offsetof(opf_hw_info_t, arm_sve_vector_bits) + sizeof hw->arm_sve_vector_bits) {
+            std::snprintf(reason, reason_len, "the framework's hardware description has no Arm features");
+            return 1;
+        }
+        if (const unsigned missing = Isa::required & ~hw->arm_features) {
+            char names[160];
+            opf_hw_format_arm_features(missing, names, sizeof names);
+            std::snprintf(reason, reason_len, "the CPU lacks %s (%s needs %s)", names, Isa::name, Isa::required_text);
+            return 1;
+        }
+        if (Isa::sve_bits && hw->arm_sve_vector_bits != Isa::sve_bits) {
+            std::snprintf(reason, reason_len,
+                          "the SVE vector length is %u bits; this build is for %u bits (-msve-vector-bits=%u)",
+                          hw->arm_sve_vector_bits, unsigned(Isa::sve_bits), unsigned(Isa::sve_bits));
+            return 1;
+        }
+        arm = hw->arm_features;
+        return 0;
+    }
+
+    static int op_query(int op_id, opf_module_t *module)
+    {
+        if (op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
+        module->priority = int(priority);
+        module->memory_kind = OPF_MEM_HOST;
+        const SlotRow &r = table<Isa>[op_id];
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            module->fn2[kt] = r[kt].fn2;
+            module->fn3[kt] = r[kt].fn3;
+        }
+        Isa::adjust(op_id, module, support, arm);
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
+            if (module->fn2[kt] || module->fn3[kt]) return 0;
+        return 1;   // nothing for this op (REPLACE, NO_OP)
+    }
+
+    static constexpr opf_component_t descriptor = {
+        .abi_version = OPF_COMPONENT_ABI_VERSION,
+        .framework = OPF_FRAMEWORK_NAME,
+        .name = Isa::name,
+        .version = {1, 0, 0},
+        .description = Isa::description,
+        .register_params = register_params,
+        .open = nullptr,
+        .init_query = init_query,
+        .op_query = op_query,
+        .module_enable = nullptr,
+        .module_release = nullptr,
+        .memory_kind = nullptr,
+        .close = nullptr,
+    };
+};
+
+// Installs one kernel type's variant kernels (fns indexed by op id) where
+// the support word is on, the CPU has the feature and the variant exists.
+struct Variant {
+    int kernel_type;
+    int64_t word;
+    unsigned feature;
+    const SlotFns &fns;
+};
+inline void install(opf_module_t *module, int64_t support, unsigned arm, const Variant &v)
+{
+    if ((support & v.word) && (arm & v.feature) == v.feature && v.fns.fn2) {
+        module->fn2[v.kernel_type] = v.fns.fn2;
+        module->fn3[v.kernel_type] = v.fns.fn3;
+    }
+}
+
+OPF_ARM_BASELINE_END
+
+} // namespace opf::simd
