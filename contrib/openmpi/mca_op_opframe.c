@@ -54,10 +54,27 @@
 #include "ompi/constants.h"
 #include "ompi/op/op.h"
 #include "ompi/mca/op/op.h"
-#include "ompi/mca/op/base/base.h"
 #include "ompi/mca/op/base/functions.h"
+#include "opal/mca/base/mca_base_framework.h"
+
+/* The op framework (its output stream is op_base_verbose's), declared here
+ * as ompi/mca/op/base/base.h declares it: that header pulls in
+ * opal/mca/threads/mutex.h, which in Open MPI 5.0 includes a header of the
+ * threads component Debian's libopenmpi-dev does not ship
+ * (opal/mca/threads/pthreads/threads_pthreads_mutex.h). */
+OMPI_DECLSPEC extern mca_base_framework_t ompi_op_base_framework;
 
 #include <opframe/introspect.h>
+
+/* The Open MPI series (major.minor) whose headers this file was compiled
+ * with: its op type slots (41 in 4.1.x, 43 in 5.0.x with SHORT_FLOAT at 14)
+ * and its ompi_op_t are that series'. Open MPI's loader checks only the MCA
+ * version (2.1.0 in both), so init_query compares this with the running
+ * library and refuses to serve another series. The test overrides it to
+ * prove the refusal (a build "for" a series that is not running). */
+#ifndef OPF_BRIDGE_BUILT_FOR
+#define OPF_BRIDGE_BUILT_FOR OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION
+#endif
 
 #define OPF_BRIDGE_MAX_TIERS 8
 #define OPF_BRIDGE_SLOTS 48 /* trampolines generated below; >= OMPI_OP_BASE_TYPE_MAX */
@@ -76,6 +93,9 @@ static bool bridge_enable = true;             /* MPI_T-settable: false passes ca
 static unsigned long long bridge_calls = 0;   /* read-only: kernel calls so far */
 static int bridge_slots = 0;                  /* read-only: 2-buffer functions offered */
 static char *bridge_opframe_version = NULL;   /* read-only */
+static const int bridge_built_for[3] = {OPF_BRIDGE_BUILT_FOR};
+static char bridge_built_for_text[32];
+static char *bridge_ompi_version = NULL;      /* read-only: bridge_built_for_text */
 
 /* ---- the table built at init_query ----------------------------------------- */
 
@@ -290,6 +310,19 @@ static int slot_kernel_type(int slot, size_t *size, const char **name)
     SLOT(INTEGER4, OMPI_SIZEOF_FORTRAN_INTEGER4, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER4));
     SLOT(INTEGER8, OMPI_SIZEOF_FORTRAN_INTEGER8, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER8));
     SLOT(INTEGER16, OMPI_SIZEOF_FORTRAN_INTEGER16, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER16));
+#if OMPI_MAJOR_VERSION >= 5
+    /* 5.0's half-precision slots (MPIX_C_FLOAT16 = MPIX_SHORT_FLOAT). Open
+     * MPI computes them on opal_short_float_t; where that is _Float16, C
+     * evaluates each operation in float and rounds once to nearest-even,
+     * as opframe's FLOAT16 kernels do. No opframe type for the complex one. */
+#if defined(HAVE_OPAL_SHORT_FLOAT_T) && defined(__FLT16_MANT_DIG__)
+    SLOT(SHORT_FLOAT, sizeof(opal_short_float_t),
+         _Generic((opal_short_float_t)0, _Float16: OPF_KT_FLOAT16, default: -1));
+#else
+    SLOT(SHORT_FLOAT, 2, -1);
+#endif
+    SLOT(C_SHORT_FLOAT_COMPLEX, 4, -1);
+#endif
     SLOT(FLOAT, sizeof(float), OPF_KT_FLOAT);
     SLOT(DOUBLE, sizeof(double), OPF_KT_DOUBLE);
     SLOT(REAL, OMPI_SIZEOF_FORTRAN_REAL, real_kt(OMPI_SIZEOF_FORTRAN_REAL));
@@ -362,38 +395,21 @@ static int opf_op_id(int ompi_op)
 
 /* ---- size tiers ---------------------------------------------------------------- */
 
-typedef void (*any_fn_t)(void);
-
-static any_fn_t probe(int op, int kt, int nbuf, opf_count_t count)
+/* opframe's selected kernel for a slot may change with the count (offers that
+ * serve only large counts): opf_slot_tiers lists them. Returns the number of
+ * tiers written (1: no tiers), or 0 unless opframe has a kernel for every
+ * count. */
+static int find_tiers(int op, int kt, int nbuf, opf_count_t *min_count, opf_kernel2_fn **fn2, opf_kernel3_fn **fn3)
 {
-    opf_kernel2_fn *f2 = NULL;
-    opf_kernel3_fn *f3 = NULL;
-    if (opf_slot_kernels(op, kt, NULL, count, &f2, &f3) != OPF_SUCCESS) return NULL;
-    return nbuf == 2 ? (any_fn_t)f2 : (any_fn_t)f3;
-}
-
-/* opframe's selected kernel for a slot may change with the count (offers
- * that serve only large counts). Each kernel serves one interval of counts,
- * so the intervals over Open MPI's count range [0, INT_MAX] are found by
- * bisection. Returns the number of intervals written (1: no tiers). */
-static int find_tiers(int op, int kt, int nbuf, opf_count_t *min_count, any_fn_t *fn)
-{
+    opf_slot_tier_t tiers[OPF_BRIDGE_MAX_TIERS];
     int n = 0;
-    opf_count_t start = 0;
-    any_fn_t cur = probe(op, kt, nbuf, 0);
-    const any_fn_t last = probe(op, kt, nbuf, INT_MAX);
-    for (;;) {
-        min_count[n] = start;
-        fn[n] = cur;
-        ++n;
-        if (cur == last || n == OPF_BRIDGE_MAX_TIERS) break;
-        opf_count_t lo = start, hi = INT_MAX; /* probe(lo) == cur, probe(hi) != cur */
-        while (hi - lo > 1) {
-            const opf_count_t mid = lo + (hi - lo) / 2;
-            if (probe(op, kt, nbuf, mid) == cur) lo = mid; else hi = mid;
-        }
-        start = hi;
-        cur = probe(op, kt, nbuf, hi);
+    if (opf_slot_tiers(op, kt, nbuf, tiers, OPF_BRIDGE_MAX_TIERS, &n) != OPF_SUCCESS) return 0;
+    if (n > OPF_BRIDGE_MAX_TIERS) n = OPF_BRIDGE_MAX_TIERS; /* the largest counts keep the last tier listed */
+    for (int i = 0; i < n; ++i) {
+        if (nbuf == 2 ? tiers[i].fn2 == NULL : tiers[i].fn3 == NULL) return 0;
+        min_count[i] = tiers[i].min_count;
+        if (fn2 != NULL) fn2[i] = tiers[i].fn2;
+        if (fn3 != NULL) fn3[i] = tiers[i].fn3;
     }
     return n;
 }
@@ -445,25 +461,27 @@ static int build_table(void)
             }
             bridge_slot_t *e = &bridge_table[op][s];
             opf_count_t mc[OPF_BRIDGE_MAX_TIERS];
-            any_fn_t fn[OPF_BRIDGE_MAX_TIERS];
-            int nt = find_tiers(opf_op, kt, 2, mc, fn);
-            e->fn2 = (opf_kernel2_fn *)fn[0];
+            opf_kernel2_fn *fn2[OPF_BRIDGE_MAX_TIERS];
+            opf_kernel3_fn *fn3[OPF_BRIDGE_MAX_TIERS];
+            int nt = find_tiers(opf_op, kt, 2, mc, fn2, NULL);
+            if (nt == 0) continue;
+            e->fn2 = fn2[0];
             if (nt > 1) {
                 tier2_t *t = malloc(sizeof(*t) * nt);
                 if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
-                for (int i = 0; i < nt; ++i) t[i] = (tier2_t){mc[i], (opf_kernel2_fn *)fn[i]};
+                for (int i = 0; i < nt; ++i) t[i] = (tier2_t){mc[i], fn2[i]};
                 e->tiers2 = t;
                 e->ntiers2 = nt;
                 ++ntiered;
             }
             ++n2;
-            if (ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL) {
-                nt = find_tiers(opf_op, kt, 3, mc, fn);
-                e->fn3 = (opf_kernel3_fn *)fn[0];
+            nt = ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL ? find_tiers(opf_op, kt, 3, mc, NULL, fn3) : 0;
+            if (nt > 0) {
+                e->fn3 = fn3[0];
                 if (nt > 1) {
                     tier3_t *t = malloc(sizeof(*t) * nt);
                     if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
-                    for (int i = 0; i < nt; ++i) t[i] = (tier3_t){mc[i], (opf_kernel3_fn *)fn[i]};
+                    for (int i = 0; i < nt; ++i) t[i] = (tier3_t){mc[i], fn3[i]};
                     e->tiers3 = t;
                     e->ntiers3 = nt;
                 }
@@ -541,6 +559,9 @@ static int component_register(void)
     static char version[32];
     snprintf(version, sizeof(version), "%d.%d.%d", OPF_VERSION_MAJOR, OPF_VERSION_MINOR, OPF_VERSION_PATCH);
     bridge_opframe_version = version;
+    snprintf(bridge_built_for_text, sizeof(bridge_built_for_text), "%d.%d.%d", bridge_built_for[0],
+             bridge_built_for[1], bridge_built_for[2]);
+    bridge_ompi_version = bridge_built_for_text;
 
     bridge_priority = 75;
     (void)mca_base_component_var_register(c, "priority",
@@ -591,6 +612,12 @@ static int component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_slots);
 
+    (void)mca_base_component_var_register(c, "ompi_version",
+        "Read-only: the Open MPI version whose headers the bridge was built with; the bridge "
+        "disqualifies itself under another Open MPI series (major.minor)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_ompi_version);
+
     (void)mca_base_component_var_register(c, "opframe_version",
         "Read-only: the opframe version the bridge was built with",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
@@ -631,6 +658,26 @@ static int disqualify(const char *why)
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* Whether the running Open MPI is the series the bridge was built for; if
+ * not, `why` says which. MPI_Get_library_version reports the libmpi that is
+ * loaded ("Open MPI v5.0.7, package: ..."), not the headers. */
+static bool same_series(char *why, size_t len)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0, major = -1, minor = -1, release = -1;
+    if (MPI_Get_library_version(lib, &n) != MPI_SUCCESS ||
+        sscanf(lib, "Open MPI v%d.%d.%d", &major, &minor, &release) < 2) {
+        snprintf(why, len, "cannot tell the running Open MPI's version (\"%.60s\"); the bridge was built for %s",
+                 lib, bridge_built_for_text);
+        return false;
+    }
+    if (major == bridge_built_for[0] && minor == bridge_built_for[1]) return true;
+    snprintf(why, len, "built for Open MPI %s, but Open MPI %d.%d.%d is running: the op type slots and "
+             "structures differ between series (rebuild the bridge against this Open MPI)",
+             bridge_built_for_text, major, minor, release < 0 ? 0 : release);
+    return false;
+}
+
 static int component_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     const int out = ompi_op_base_framework.framework_output;
@@ -639,6 +686,11 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_progress_threads;
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
+    if (!same_series(why, sizeof(why))) {
+        /* an install error, not a choice: said at any verbosity */
+        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", why);
+        return disqualify(why);
+    }
     if (bridge_priority < 0) return disqualify("op_opframe_priority is negative");
     opf_initialized(&was_initialized);
     apply_opframe_params(bridge_params);

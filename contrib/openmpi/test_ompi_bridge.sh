@@ -95,6 +95,8 @@ run() {
     summary=$(grep "ompi_bridge_test: [0-9]* (op, type) pairs" "$log" | sed 's/^ompi_bridge_test: //')
     known=$(grep -o "[0-9]* wrong results from known Open MPI 4.1.4 defects" "$log")
     [ -n "$known" ] && summary="$summary; $known tolerated"
+    f16=$(grep -o "MPIX_C_FLOAT16 MPI_SUM Allreduce.*" "$log" | sed 's/ over [0-9]* ranks//')
+    [ -n "$f16" ] && summary="$summary; $f16"
     if [ $rc = 0 ] && grep -q "ompi_bridge_test: PASS" "$log"; then
         pass "$name: $summary"
     else
@@ -114,12 +116,21 @@ else
     fail "ompi_info does not list MCA op: opframe"
 fi
 params=$(HOME=$home "$OMPI_INFO" --param op opframe --level 9 2>&1)
-for p in priority params require_components base_kernels enable calls slots opframe_version; do
+nparams=0
+for p in priority params require_components base_kernels enable calls slots ompi_version opframe_version; do
+    nparams=$((nparams + 1))
     echo "$params" | grep -q "\"op_opframe_$p\"" || fail "ompi_info --param op opframe --level 9 lacks op_opframe_$p"
 done
+built_for=$(echo "$params" | sed -n 's/.*"op_opframe_ompi_version" (current value: "\([0-9.]*\)".*/\1/p')
+running=$("$OMPI_INFO" --parsable 2>/dev/null | sed -n 's/^ompi:version:full:\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p')
+if [ -n "$built_for" ] && [ "${built_for%.*}" = "${running%.*}" ]; then
+    pass "op_opframe_ompi_version: built for Open MPI $built_for, running $running (same series)"
+else
+    fail "op_opframe_ompi_version is '$built_for', the running Open MPI '$running'"
+fi
 prio=$(echo "$params" | sed -n 's/.*"op_opframe_priority" (current value: "\([0-9-]*\)".*/\1/p')
 if [ -n "$prio" ] && [ "$prio" -gt 50 ]; then
-    pass "ompi_info --param op opframe --level 9: 8 parameters, priority $prio (> op/avx's 50)"
+    pass "ompi_info --param op opframe --level 9: $nparams parameters, priority $prio (> op/avx's 50)"
 else
     fail "op_opframe_priority is '$prio', not above op/avx's 50"
 fi
@@ -176,6 +187,24 @@ grep -q "op:opframe: disqualified" "$scratch/broken-no-opframe-components.log" &
     pass "  ... the bridge said why: $(grep -m1 -o 'op:opframe: disqualified.*' "$scratch/broken-no-opframe-components.log" | cut -c1-150)"
 run "broken-no-opframe-components-op-opframe-only" 2 stock --mca op opframe
 home=$home_save
+# 4a'. a bridge built for another Open MPI series refuses to serve (its slot
+# numbers would be shifted): the same source built "for" the next minor version
+wrong=$(dirname "$component")/mca_op_opframe_wrong_series.so
+if [ -f "$wrong" ]; then
+    mkdir -p "$scratch/wrongseries/.openmpi/components"
+    cp "$wrong" "$scratch/wrongseries/.openmpi/components/mca_op_opframe.so"
+    ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
+    home=$scratch/wrongseries
+    run "wrong-series" 2 stock
+    if grep -q "op:opframe: disqualified.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
+        pass "  ... and said so without asking: $(grep -m1 -o 'built for Open MPI [0-9.]*, but Open MPI [0-9.]* is running' "$scratch/wrong-series.log")"
+    else
+        fail "wrong-series: no 'built for Open MPI ..., but ... is running' message"
+    fi
+    home=$home_save
+else
+    fail "no $wrong (make check builds it)"
+fi
 # 4b. opf_init fails (an unknown component in opframe's `op` parameter)
 run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch
 # 4c. the component file is not a shared object (Open MPI skips it; note that
