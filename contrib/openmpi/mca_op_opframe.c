@@ -46,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <stdint.h>
 #include <wchar.h>
 
 #include "opal/class/opal_object.h"
@@ -123,6 +125,9 @@ typedef struct {
 static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
 static bool bridge_available = false;
 static bool bridge_opf_initialized_here = false;
+/* Why opframe cannot serve, found at registration ("" when it can). */
+static char bridge_unavailable[640];
+static bool bridge_series_differs = false;
 static int bridge_live_modules = 0;
 
 /* ---- the module -------------------------------------------------------------- */
@@ -529,6 +534,191 @@ static void apply_opframe_params(const char *list)
     free(copy);
 }
 
+/* ---- opframe's parameters and kernels, as Open MPI parameters ----------------------- */
+
+static bool same_series(char *why, size_t len);
+
+/* Each opframe parameter NAME is mirrored as op_opframe_NAME: Open MPI's
+ * sources (--mca, OMPI_MCA_*, its files) set it, ompi_info and MPI_T show
+ * it. Its default is opframe's value at registration (from opframe's own
+ * sources, named in the description); a value Open MPI hands back that
+ * differs is passed to opf_param_set. Storage lives as long as the process:
+ * Open MPI keeps pointers to it. */
+typedef struct {
+    int mca_type;
+    union { bool b; int64_t i; double d; char *s; } v;
+    char *opf_default;   /* opframe's value as text (kept: Open MPI copies strings) */
+} mirror_t;
+
+#define OPF_BRIDGE_MAX_MIRRORED 256
+static mirror_t mirrored[OPF_BRIDGE_MAX_MIRRORED];
+static int n_mirrored;
+
+static bool text_is_true(const char *t)
+{
+    return !strcmp(t, "1") || !strcasecmp(t, "true") || !strcasecmp(t, "yes") || !strcasecmp(t, "on");
+}
+
+/* Mirrors opframe's parameters [from, to); returns how many Open MPI set to
+ * a value other than opframe's (now passed to opframe). */
+static int mirror_params(const mca_base_component_t *c, int from, int to)
+{
+    int changed = 0;
+    for (int i = from; i < to && n_mirrored < OPF_BRIDGE_MAX_MIRRORED; ++i) {
+        opf_param_info_t p;
+        if (opf_param_describe(i, &p) != OPF_SUCCESS) continue;
+        mirror_t *m = &mirrored[n_mirrored++];
+        m->opf_default = strdup(p.value ? p.value : "");
+        if (m->opf_default == NULL) return changed;
+        switch (p.type) {
+        case OPF_PARAM_BOOL: m->mca_type = MCA_BASE_VAR_TYPE_BOOL; m->v.b = text_is_true(m->opf_default); break;
+        case OPF_PARAM_INT: m->mca_type = MCA_BASE_VAR_TYPE_INT64_T; m->v.i = strtoll(m->opf_default, NULL, 0); break;
+        case OPF_PARAM_DOUBLE: m->mca_type = MCA_BASE_VAR_TYPE_DOUBLE; m->v.d = strtod(m->opf_default, NULL); break;
+        default: m->mca_type = MCA_BASE_VAR_TYPE_STRING; m->v.s = m->opf_default; break; /* size, string, enum, flags */
+        }
+        char desc[1024];
+        snprintf(desc, sizeof(desc), "%s [opframe parameter %s, %s%s%s; %s, from %s]",
+                 p.description ? p.description : "", p.name, p.type_name, p.values ? ": " : "",
+                 p.values ? p.values : "", p.read_only ? "read-only, its value when the bridge started opframe"
+                 : "default here: opframe's value", p.source ? p.source : "default");
+        const int flags = p.read_only ? MCA_BASE_VAR_FLAG_DEFAULT_ONLY : 0;
+        const int level = p.level < 1 ? 1 : p.level > 9 ? 9 : p.level;
+        if (mca_base_component_var_register(c, p.name, desc, (mca_base_var_type_t)m->mca_type, NULL, 0, flags,
+                                            (mca_base_var_info_lvl_t)(OPAL_INFO_LVL_1 + level - 1),
+                                            MCA_BASE_VAR_SCOPE_READONLY, &m->v) < 0)
+            continue;
+        char text[64];
+        const char *now = text;
+        switch (m->mca_type) {
+        case MCA_BASE_VAR_TYPE_BOOL:
+            if (m->v.b == text_is_true(m->opf_default)) continue;
+            now = m->v.b ? "true" : "false";
+            break;
+        case MCA_BASE_VAR_TYPE_INT64_T:
+            if (m->v.i == strtoll(m->opf_default, NULL, 0)) continue;
+            snprintf(text, sizeof(text), "%lld", (long long)m->v.i);
+            break;
+        case MCA_BASE_VAR_TYPE_DOUBLE:
+            if (m->v.d == strtod(m->opf_default, NULL)) continue;
+            snprintf(text, sizeof(text), "%.17g", m->v.d);
+            break;
+        default:
+            now = m->v.s ? m->v.s : "";
+            if (!strcmp(now, m->opf_default)) continue;
+        }
+        if (opf_param_set(p.name, now) == OPF_SUCCESS) ++changed;
+        else opal_output(0, "op:opframe: op_opframe_%s: %s", p.name, opf_last_error());
+    }
+    return changed;
+}
+
+/* op_opframe_kernels_<op>: which opframe provider serves each Open MPI type
+ * slot ("float=avx512 int32_t=alpha,tier>=1000 ..."), what build_table
+ * installs; or why none. */
+static char *kernels_var[OMPI_OP_BASE_FORTRAN_OP_MAX];
+static char *kernels_text[OMPI_OP_BASE_FORTRAN_OP_MAX];
+
+static void append(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    const size_t n = strlen(text);
+    if (*buf == NULL || *len + n + 1 > *cap) {
+        const size_t want = (*cap ? *cap * 2 : 512) + n;
+        char *b = realloc(*buf, want);
+        if (b == NULL) return;
+        *buf = b;
+        *cap = want;
+    }
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+}
+
+static char *describe_kernels(int op)
+{
+    const int opf_op = opf_op_id(op);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    append(&buf, &len, &cap, "");
+    if (bridge_unavailable[0]) {
+        append(&buf, &len, &cap, "none: ");
+        append(&buf, &len, &cap, bridge_unavailable);
+        return buf;
+    }
+    for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
+        size_t size;
+        const char *name;
+        const int kt = slot_kernel_type(s, &size, &name);
+        if (ompi_op_base_functions[op][s] == NULL || kt < 0 || opf_kernel_type_extent(kt) != (int)size) continue;
+        opf_slot_tier_t t[OPF_BRIDGE_MAX_TIERS];
+        int n = 0;
+        if (opf_slot_tiers(opf_op, kt, 2, t, OPF_BRIDGE_MAX_TIERS, &n) != OPF_SUCCESS || t[0].fn2 == NULL) continue;
+        if (!bridge_base_kernels && provider_is_base(opf_op, kt, 2)) continue;
+        char item[160], lower[48];
+        size_t i = 0;
+        for (; name[i] && i + 1 < sizeof(lower); ++i) lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+        lower[i] = '\0';
+        snprintf(item, sizeof(item), "%s%s=%s", len ? " " : "", lower, t[0].provider);
+        append(&buf, &len, &cap, item);
+        for (int k = 1; k < n && k < OPF_BRIDGE_MAX_TIERS; ++k) {
+            snprintf(item, sizeof(item), ",%s>=%lld", t[k].provider, (long long)t[k].min_count);
+            append(&buf, &len, &cap, item);
+        }
+    }
+    return buf;
+}
+
+static void register_kernel_vars(const mca_base_component_t *c)
+{
+    for (int op = 1; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op) {
+        const int opf_op = opf_op_id(op);
+        if (opf_op < 0) continue;
+        char name[64], desc[256];
+        snprintf(name, sizeof(name), "kernels_%s", opf_op_name(OPF_OP_HANDLE_(opf_op)));
+        for (char *p = name; *p; ++p) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+        snprintf(desc, sizeof(desc), "Read-only: for MPI_%s, the opframe provider serving each Open MPI type slot "
+                 "(slot=provider, then provider>=count for kernels that take over at large counts); slots not "
+                 "listed stay with Open MPI", opf_op_name(OPF_OP_HANDLE_(opf_op)));
+        free(kernels_text[op]);
+        kernels_text[op] = describe_kernels(op);
+        kernels_var[op] = kernels_text[op];
+        (void)mca_base_component_var_register(c, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+                                              MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+                                              MCA_BASE_VAR_SCOPE_CONSTANT, &kernels_var[op]);
+    }
+}
+
+/* Starts opframe while Open MPI registers the component (MPI_Init, ompi_info),
+ * so that its parameters and kernels are Open MPI parameters: opframe's
+ * framework parameters are mirrored and applied before opf_init, its
+ * components' after (then opframe starts again with them). */
+static void start_opframe(const mca_base_component_t *c)
+{
+    int was_initialized = 0;
+    bridge_unavailable[0] = '\0';
+    bridge_series_differs = !same_series(bridge_unavailable, sizeof(bridge_unavailable));
+    if (bridge_series_differs) return register_kernel_vars(c);
+    if (bridge_priority < 0) {
+        snprintf(bridge_unavailable, sizeof(bridge_unavailable), "op_opframe_priority is negative");
+        return register_kernel_vars(c);
+    }
+    opf_initialized(&was_initialized);
+    apply_opframe_params(bridge_params);
+    const int nframework = opf_param_count();
+    mirror_params(c, 0, nframework);
+    if (opf_init() != OPF_SUCCESS) {
+        snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        return register_kernel_vars(c);
+    }
+    bridge_opf_initialized_here = !was_initialized;
+    if (mirror_params(c, nframework, opf_param_count()) > 0 && bridge_opf_initialized_here) {
+        opf_finalize();   /* the components' parameters take part in selection: start again */
+        if (opf_init() != OPF_SUCCESS) {
+            bridge_opf_initialized_here = false;
+            snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        }
+    }
+    register_kernel_vars(c);
+}
+
 /* ---- component functions ---------------------------------------------------------- */
 
 static int component_register(void);
@@ -622,6 +812,8 @@ static int component_register(void)
         "Read-only: the opframe version the bridge was built with",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
+
+    start_opframe(c);
     return OMPI_SUCCESS;
 }
 
@@ -682,23 +874,13 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
 {
     const int out = ompi_op_base_framework.framework_output;
     char why[640];
-    int was_initialized = 0;
     (void)enable_progress_threads;
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
-    if (!same_series(why, sizeof(why))) {
-        /* an install error, not a choice: said at any verbosity */
-        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", why);
-        return disqualify(why);
-    }
-    if (bridge_priority < 0) return disqualify("op_opframe_priority is negative");
-    opf_initialized(&was_initialized);
-    apply_opframe_params(bridge_params);
-    if (opf_init() != OPF_SUCCESS) {
-        snprintf(why, sizeof(why), "opf_init failed: %s", opf_last_error());
-        return disqualify(why);
-    }
-    bridge_opf_initialized_here = !was_initialized;
+    /* opframe was started (or found unusable) at registration */
+    if (bridge_series_differs) /* an install error, not a choice: said at any verbosity */
+        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", bridge_unavailable);
+    if (bridge_unavailable[0]) return disqualify(bridge_unavailable);
 
     const int ncomp = opf_component_count();
     int navail = 0;

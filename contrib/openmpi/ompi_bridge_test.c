@@ -673,6 +673,25 @@ int main(int argc, char **argv)
         ++proof_failures;
     }
 
+    if (calls_present) {   /* opframe's kernels per slot, as an MPI_T control variable */
+        int index, num = 0;
+        MPI_T_cvar_handle h;
+        char *text = calloc(1, 1 << 16);   /* Open MPI copies the whole string */
+        if (MPI_T_cvar_get_index("op_opframe_kernels_sum", &index) == MPI_SUCCESS &&
+            MPI_T_cvar_handle_alloc(index, NULL, &h, &num) == MPI_SUCCESS) {
+            if (num < (1 << 16)) MPI_T_cvar_read(h, text);
+            MPI_T_cvar_handle_free(&h);
+        }
+        const bool listed = strstr(text, "float=") != NULL;
+        if (rank == 0) printf("ompi_bridge_test: op_opframe_kernels_sum through MPI_T: \"%.60s%s\"\n", text,
+                              strlen(text) > 60 ? "..." : "");
+        if (expect == EXPECT_OPFRAME && !listed) {
+            fprintf(stderr, "rank %d: FAIL op_opframe_kernels_sum (MPI_T) lists no float slot\n", rank);
+            ++failures;
+        }
+        free(text);
+    }
+
     const int counts_full[] = {1, 7, 33, 1000};
     const int counts_quick[] = {1, 33};
     const int *counts = quick ? counts_quick : counts_full;

@@ -134,6 +134,31 @@ if [ -n "$prio" ] && [ "$prio" -gt 50 ]; then
 else
     fail "op_opframe_priority is '$prio', not above op/avx's 50"
 fi
+# opframe's kernels per slot and its own parameters, as Open MPI parameters
+# (ompi_info runs the bridge's registration, which starts opframe)
+oinfo() { HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components "$OMPI_INFO" --param op opframe --level 9 2>&1; }
+value_of() { sed -n "s/.*\"$1\" (current value: \"\([^\"]*\)\".*/\1/p"; }
+params=$(oinfo)
+kernels_sum=$(echo "$params" | value_of op_opframe_kernels_sum)
+nkernels=$(echo "$params" | grep -c '"op_opframe_kernels_[a-z]*"')
+nmirrored=$(echo "$params" | grep -c '\[opframe parameter ')
+float_by=$(echo " $kernels_sum" | sed -n 's/.* float=\([a-z0-9_]*\).*/\1/p')
+if [ "$nkernels" = 12 ] && [ -n "$float_by" ] && [ "$nmirrored" -gt 5 ] &&
+        echo "$params" | grep -q '"op_opframe_op_base_verbose"'; then
+    pass "ompi_info: 12 op_opframe_kernels_<op> (sum: float=$float_by, $(echo "$kernels_sum" | wc -w) slots), $nmirrored opframe parameters as op_opframe_<name>"
+else
+    fail "ompi_info: $nkernels kernels parameters (sum: '$kernels_sum'), $nmirrored opframe parameters"
+fi
+if [ -n "$float_by" ] && [ "$float_by" != base ]; then
+    # an opframe parameter set through Open MPI's sources changes the selection
+    other=$(OMPI_MCA_op_opframe_op="^$float_by" oinfo | value_of op_opframe_kernels_sum)
+    other_by=$(echo " $other" | sed -n 's/.* float=\([a-z0-9_]*\).*/\1/p')
+    if [ -n "$other_by" ] && [ "$other_by" != "$float_by" ]; then
+        pass "  ... OMPI_MCA_op_opframe_op=^$float_by moves SUM float to $other_by"
+    else
+        fail "OMPI_MCA_op_opframe_op=^$float_by: SUM float still '$other_by'"
+    fi
+fi
 mkdir -p "$scratch/empty-home/.openmpi/components"
 if HOME=$scratch/empty-home "$OMPI_INFO" 2>&1 | grep -q "MCA op: opframe"; then
     fail "ompi_info still lists opframe without the file"
@@ -242,6 +267,10 @@ run "param-opframe-params" 2 opframe --mca op_opframe_params "op_base_verbose=1"
 grep -q "^opframe: " "$scratch/param-opframe-params.log" &&
     pass "  ... opframe's own verbose output came through op_opframe_params" ||
     fail "op_opframe_params=op_base_verbose=1 printed nothing from opframe"
+run "mca-op-opframe-param" 2 opframe --mca op_opframe_op_base_verbose 1 -- --quick
+grep -q "^opframe: " "$scratch/mca-op-opframe-param.log" &&
+    pass "  ... opframe's verbose output came through --mca op_opframe_op_base_verbose 1" ||
+    fail "--mca op_opframe_op_base_verbose 1 printed nothing from opframe"
 run "env-opf-mca" 2 opframe -x OPF_MCA_op_base_verbose=1 -- --quick
 grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
     pass "  ... and through mpirun -x OPF_MCA_op_base_verbose=1" ||
