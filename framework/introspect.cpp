@@ -177,3 +177,34 @@ OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf, true).c_str());
     return OPF_SUCCESS;
 }
+
+// ---- size tiers of a slot (the Open MPI bridge) ------------------------------
+
+namespace {
+// A slot half's tiers in ascending min_count: its all-sizes offer, then the
+// large-count offers (kept in descending order for pick()).
+template <class Fn>
+int write_tiers(const SlotHalf<Fn> &half, Fn *opf_slot_tier_t::*fn, opf_slot_tier_t *tiers, int max)
+{
+    const int n = 1 + half.n_larger;
+    for (int i = 0; i < n && i < max; ++i) {
+        const Offer<Fn> &o = i == 0 ? half.offer : half.larger[half.n_larger - i];
+        tiers[i] = {o.min_count, o.provider, nullptr, nullptr};
+        tiers[i].*fn = o.fn;
+    }
+    return n;
+}
+} // namespace
+
+OPF_API int opf_slot_tiers(int op_id, int kt, int nbuf, opf_slot_tier_t *tiers, int max, int *ntiers)
+{
+    if (!ntiers || (nbuf != 2 && nbuf != 3) || max < 0 || (!tiers && max > 0))
+        return fail(OPF_ERR_ARG, "opf_slot_tiers: bad argument (nbuf %d, max %d, %s)", nbuf, max,
+                    ntiers ? "ntiers set" : "ntiers NULL");
+    if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_tiers: no slot (op %d, kernel type %d)", op_id, kt);
+    if (int rc = ensure_initialized()) return rc;
+    const Slot &s = op_table[op_id][OPF_MEM_HOST][kt];
+    *ntiers = nbuf == 2 ? write_tiers(s.two, &opf_slot_tier_t::fn2, tiers, max)
+                        : write_tiers(s.three, &opf_slot_tier_t::fn3, tiers, max);
+    return OPF_SUCCESS;
+}

@@ -544,6 +544,23 @@ static void test_tiers(void)
     CHECK(f2 == a2 && f3 == a3, "SUM INT32 count 999: the selected kernels are not alpha's");
     CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 1000, &f2, &f3), OPF_SUCCESS);
     CHECK(f2 == t2 && f3 == t3, "SUM INT32 count 1000: the selected kernels are not tier's");
+    /* The tier query gives the same boundaries without probing. */
+    {
+        opf_slot_tier_t tiers[4];
+        int n = 0;
+        CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 2, tiers, 4, &n), OPF_SUCCESS);
+        CHECK(n == 2 && tiers[0].min_count == 0 && tiers[0].fn2 == a2 && tiers[0].fn3 == NULL &&
+                  !strcmp(tiers[0].provider, "alpha") && tiers[1].min_count == 1000 && tiers[1].fn2 == t2 &&
+                  !strcmp(tiers[1].provider, "tier"),
+              "opf_slot_tiers SUM INT32 2-buffer: %d tiers, not alpha from 0 and tier from 1000", n);
+        CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 3, tiers, 1, &n), OPF_SUCCESS);
+        CHECK(n == 2 && tiers[0].fn3 == a3 && tiers[0].fn2 == NULL, "opf_slot_tiers SUM INT32 3-buffer, max 1");
+        CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT64, 2, tiers, 4, &n), OPF_SUCCESS);
+        CHECK(n == 1 && !strcmp(tiers[0].provider, "alpha"), "opf_slot_tiers SUM INT64: %d tiers", n);
+        CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 4, tiers, 4, &n), OPF_ERR_ARG);
+        CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 2, NULL, 4, &n), OPF_ERR_ARG);
+        CHECK_RC(opf_slot_tiers(OPF_OPID_MAXLOC, OPF_KT_INT32, 2, tiers, 4, &n), OPF_ERR_OP);
+    }
     expect_run(2, 999, "alpha", abt);
     expect_run(2, 1000, "tier", abt);
     expect_run(3, 999, "alpha", abt);

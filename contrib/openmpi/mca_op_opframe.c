@@ -30,7 +30,7 @@
  * every call to them, so one run can time both. op_opframe_calls (MPI_T)
  * counts the calls opframe served.
  *
- * Two defects of Open MPI 4.1.x are worked around here:
+ * Two defects of Open MPI (4.1.4, 5.0.7) are worked around here:
  *   - ompi_op_base_op_select releases the 2-buffer slot's module when it
  *     installs a 3-buffer function; opm_enable retains our module once more
  *     per 3-buffer function it is about to install, so the count never drops
@@ -46,6 +46,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <stdint.h>
 #include <wchar.h>
 
 #include "opal/class/opal_object.h"
@@ -54,10 +56,27 @@
 #include "ompi/constants.h"
 #include "ompi/op/op.h"
 #include "ompi/mca/op/op.h"
-#include "ompi/mca/op/base/base.h"
 #include "ompi/mca/op/base/functions.h"
+#include "opal/mca/base/mca_base_framework.h"
+
+/* The op framework (its output stream is op_base_verbose's), declared here
+ * as ompi/mca/op/base/base.h declares it: that header pulls in
+ * opal/mca/threads/mutex.h, which in Open MPI 5.0 includes a header of the
+ * threads component Debian's libopenmpi-dev does not ship
+ * (opal/mca/threads/pthreads/threads_pthreads_mutex.h). */
+OMPI_DECLSPEC extern mca_base_framework_t ompi_op_base_framework;
 
 #include <opframe/introspect.h>
+
+/* The Open MPI series (major.minor) whose headers this file was compiled
+ * with: its op type slots (41 in 4.1.x, 43 in 5.0.x with SHORT_FLOAT at 14)
+ * and its ompi_op_t are that series'. Open MPI's loader checks only the MCA
+ * version (2.1.0 in both), so init_query compares this with the running
+ * library and refuses to serve another series. The test overrides it to
+ * prove the refusal (a build "for" a series that is not running). */
+#ifndef OPF_BRIDGE_BUILT_FOR
+#define OPF_BRIDGE_BUILT_FOR OMPI_MAJOR_VERSION, OMPI_MINOR_VERSION, OMPI_RELEASE_VERSION
+#endif
 
 #define OPF_BRIDGE_MAX_TIERS 8
 #define OPF_BRIDGE_SLOTS 48 /* trampolines generated below; >= OMPI_OP_BASE_TYPE_MAX */
@@ -76,6 +95,9 @@ static bool bridge_enable = true;             /* MPI_T-settable: false passes ca
 static unsigned long long bridge_calls = 0;   /* read-only: kernel calls so far */
 static int bridge_slots = 0;                  /* read-only: 2-buffer functions offered */
 static char *bridge_opframe_version = NULL;   /* read-only */
+static const int bridge_built_for[3] = {OPF_BRIDGE_BUILT_FOR};
+static char bridge_built_for_text[32];
+static char *bridge_ompi_version = NULL;      /* read-only: bridge_built_for_text */
 
 /* ---- the table built at init_query ----------------------------------------- */
 
@@ -103,6 +125,9 @@ typedef struct {
 static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
 static bool bridge_available = false;
 static bool bridge_opf_initialized_here = false;
+/* Why opframe cannot serve, found at registration ("" when it can). */
+static char bridge_unavailable[640];
+static bool bridge_series_differs = false;
 static int bridge_live_modules = 0;
 
 /* ---- the module -------------------------------------------------------------- */
@@ -290,6 +315,19 @@ static int slot_kernel_type(int slot, size_t *size, const char **name)
     SLOT(INTEGER4, OMPI_SIZEOF_FORTRAN_INTEGER4, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER4));
     SLOT(INTEGER8, OMPI_SIZEOF_FORTRAN_INTEGER8, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER8));
     SLOT(INTEGER16, OMPI_SIZEOF_FORTRAN_INTEGER16, sint_kt(OMPI_SIZEOF_FORTRAN_INTEGER16));
+#if OMPI_MAJOR_VERSION >= 5
+    /* 5.0's half-precision slots (MPIX_C_FLOAT16 = MPIX_SHORT_FLOAT). Open
+     * MPI computes them on opal_short_float_t; where that is _Float16, C
+     * evaluates each operation in float and rounds once to nearest-even,
+     * as opframe's FLOAT16 kernels do. No opframe type for the complex one. */
+#if defined(HAVE_OPAL_SHORT_FLOAT_T) && defined(__FLT16_MANT_DIG__)
+    SLOT(SHORT_FLOAT, sizeof(opal_short_float_t),
+         _Generic((opal_short_float_t)0, _Float16: OPF_KT_FLOAT16, default: -1));
+#else
+    SLOT(SHORT_FLOAT, 2, -1);
+#endif
+    SLOT(C_SHORT_FLOAT_COMPLEX, 4, -1);
+#endif
     SLOT(FLOAT, sizeof(float), OPF_KT_FLOAT);
     SLOT(DOUBLE, sizeof(double), OPF_KT_DOUBLE);
     SLOT(REAL, OMPI_SIZEOF_FORTRAN_REAL, real_kt(OMPI_SIZEOF_FORTRAN_REAL));
@@ -362,38 +400,21 @@ static int opf_op_id(int ompi_op)
 
 /* ---- size tiers ---------------------------------------------------------------- */
 
-typedef void (*any_fn_t)(void);
-
-static any_fn_t probe(int op, int kt, int nbuf, opf_count_t count)
+/* opframe's selected kernel for a slot may change with the count (offers that
+ * serve only large counts): opf_slot_tiers lists them. Returns the number of
+ * tiers written (1: no tiers), or 0 unless opframe has a kernel for every
+ * count. */
+static int find_tiers(int op, int kt, int nbuf, opf_count_t *min_count, opf_kernel2_fn **fn2, opf_kernel3_fn **fn3)
 {
-    opf_kernel2_fn *f2 = NULL;
-    opf_kernel3_fn *f3 = NULL;
-    if (opf_slot_kernels(op, kt, NULL, count, &f2, &f3) != OPF_SUCCESS) return NULL;
-    return nbuf == 2 ? (any_fn_t)f2 : (any_fn_t)f3;
-}
-
-/* opframe's selected kernel for a slot may change with the count (offers
- * that serve only large counts). Each kernel serves one interval of counts,
- * so the intervals over Open MPI's count range [0, INT_MAX] are found by
- * bisection. Returns the number of intervals written (1: no tiers). */
-static int find_tiers(int op, int kt, int nbuf, opf_count_t *min_count, any_fn_t *fn)
-{
+    opf_slot_tier_t tiers[OPF_BRIDGE_MAX_TIERS];
     int n = 0;
-    opf_count_t start = 0;
-    any_fn_t cur = probe(op, kt, nbuf, 0);
-    const any_fn_t last = probe(op, kt, nbuf, INT_MAX);
-    for (;;) {
-        min_count[n] = start;
-        fn[n] = cur;
-        ++n;
-        if (cur == last || n == OPF_BRIDGE_MAX_TIERS) break;
-        opf_count_t lo = start, hi = INT_MAX; /* probe(lo) == cur, probe(hi) != cur */
-        while (hi - lo > 1) {
-            const opf_count_t mid = lo + (hi - lo) / 2;
-            if (probe(op, kt, nbuf, mid) == cur) lo = mid; else hi = mid;
-        }
-        start = hi;
-        cur = probe(op, kt, nbuf, hi);
+    if (opf_slot_tiers(op, kt, nbuf, tiers, OPF_BRIDGE_MAX_TIERS, &n) != OPF_SUCCESS) return 0;
+    if (n > OPF_BRIDGE_MAX_TIERS) n = OPF_BRIDGE_MAX_TIERS; /* the largest counts keep the last tier listed */
+    for (int i = 0; i < n; ++i) {
+        if (nbuf == 2 ? tiers[i].fn2 == NULL : tiers[i].fn3 == NULL) return 0;
+        min_count[i] = tiers[i].min_count;
+        if (fn2 != NULL) fn2[i] = tiers[i].fn2;
+        if (fn3 != NULL) fn3[i] = tiers[i].fn3;
     }
     return n;
 }
@@ -445,25 +466,27 @@ static int build_table(void)
             }
             bridge_slot_t *e = &bridge_table[op][s];
             opf_count_t mc[OPF_BRIDGE_MAX_TIERS];
-            any_fn_t fn[OPF_BRIDGE_MAX_TIERS];
-            int nt = find_tiers(opf_op, kt, 2, mc, fn);
-            e->fn2 = (opf_kernel2_fn *)fn[0];
+            opf_kernel2_fn *fn2[OPF_BRIDGE_MAX_TIERS];
+            opf_kernel3_fn *fn3[OPF_BRIDGE_MAX_TIERS];
+            int nt = find_tiers(opf_op, kt, 2, mc, fn2, NULL);
+            if (nt == 0) continue;
+            e->fn2 = fn2[0];
             if (nt > 1) {
                 tier2_t *t = malloc(sizeof(*t) * nt);
                 if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
-                for (int i = 0; i < nt; ++i) t[i] = (tier2_t){mc[i], (opf_kernel2_fn *)fn[i]};
+                for (int i = 0; i < nt; ++i) t[i] = (tier2_t){mc[i], fn2[i]};
                 e->tiers2 = t;
                 e->ntiers2 = nt;
                 ++ntiered;
             }
             ++n2;
-            if (ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL) {
-                nt = find_tiers(opf_op, kt, 3, mc, fn);
-                e->fn3 = (opf_kernel3_fn *)fn[0];
+            nt = ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL ? find_tiers(opf_op, kt, 3, mc, NULL, fn3) : 0;
+            if (nt > 0) {
+                e->fn3 = fn3[0];
                 if (nt > 1) {
                     tier3_t *t = malloc(sizeof(*t) * nt);
                     if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
-                    for (int i = 0; i < nt; ++i) t[i] = (tier3_t){mc[i], (opf_kernel3_fn *)fn[i]};
+                    for (int i = 0; i < nt; ++i) t[i] = (tier3_t){mc[i], fn3[i]};
                     e->tiers3 = t;
                     e->ntiers3 = nt;
                 }
@@ -511,6 +534,191 @@ static void apply_opframe_params(const char *list)
     free(copy);
 }
 
+/* ---- opframe's parameters and kernels, as Open MPI parameters ----------------------- */
+
+static bool same_series(char *why, size_t len);
+
+/* Each opframe parameter NAME is mirrored as op_opframe_NAME: Open MPI's
+ * sources (--mca, OMPI_MCA_*, its files) set it, ompi_info and MPI_T show
+ * it. Its default is opframe's value at registration (from opframe's own
+ * sources, named in the description); a value Open MPI hands back that
+ * differs is passed to opf_param_set. Storage lives as long as the process:
+ * Open MPI keeps pointers to it. */
+typedef struct {
+    int mca_type;
+    union { bool b; int64_t i; double d; char *s; } v;
+    char *opf_default;   /* opframe's value as text (kept: Open MPI copies strings) */
+} mirror_t;
+
+#define OPF_BRIDGE_MAX_MIRRORED 256
+static mirror_t mirrored[OPF_BRIDGE_MAX_MIRRORED];
+static int n_mirrored;
+
+static bool text_is_true(const char *t)
+{
+    return !strcmp(t, "1") || !strcasecmp(t, "true") || !strcasecmp(t, "yes") || !strcasecmp(t, "on");
+}
+
+/* Mirrors opframe's parameters [from, to); returns how many Open MPI set to
+ * a value other than opframe's (now passed to opframe). */
+static int mirror_params(const mca_base_component_t *c, int from, int to)
+{
+    int changed = 0;
+    for (int i = from; i < to && n_mirrored < OPF_BRIDGE_MAX_MIRRORED; ++i) {
+        opf_param_info_t p;
+        if (opf_param_describe(i, &p) != OPF_SUCCESS) continue;
+        mirror_t *m = &mirrored[n_mirrored++];
+        m->opf_default = strdup(p.value ? p.value : "");
+        if (m->opf_default == NULL) return changed;
+        switch (p.type) {
+        case OPF_PARAM_BOOL: m->mca_type = MCA_BASE_VAR_TYPE_BOOL; m->v.b = text_is_true(m->opf_default); break;
+        case OPF_PARAM_INT: m->mca_type = MCA_BASE_VAR_TYPE_INT64_T; m->v.i = strtoll(m->opf_default, NULL, 0); break;
+        case OPF_PARAM_DOUBLE: m->mca_type = MCA_BASE_VAR_TYPE_DOUBLE; m->v.d = strtod(m->opf_default, NULL); break;
+        default: m->mca_type = MCA_BASE_VAR_TYPE_STRING; m->v.s = m->opf_default; break; /* size, string, enum, flags */
+        }
+        char desc[1024];
+        snprintf(desc, sizeof(desc), "%s [opframe parameter %s, %s%s%s; %s, from %s]",
+                 p.description ? p.description : "", p.name, p.type_name, p.values ? ": " : "",
+                 p.values ? p.values : "", p.read_only ? "read-only, its value when the bridge started opframe"
+                 : "default here: opframe's value", p.source ? p.source : "default");
+        const int flags = p.read_only ? MCA_BASE_VAR_FLAG_DEFAULT_ONLY : 0;
+        const int level = p.level < 1 ? 1 : p.level > 9 ? 9 : p.level;
+        if (mca_base_component_var_register(c, p.name, desc, (mca_base_var_type_t)m->mca_type, NULL, 0, flags,
+                                            (mca_base_var_info_lvl_t)(OPAL_INFO_LVL_1 + level - 1),
+                                            MCA_BASE_VAR_SCOPE_READONLY, &m->v) < 0)
+            continue;
+        char text[64];
+        const char *now = text;
+        switch (m->mca_type) {
+        case MCA_BASE_VAR_TYPE_BOOL:
+            if (m->v.b == text_is_true(m->opf_default)) continue;
+            now = m->v.b ? "true" : "false";
+            break;
+        case MCA_BASE_VAR_TYPE_INT64_T:
+            if (m->v.i == strtoll(m->opf_default, NULL, 0)) continue;
+            snprintf(text, sizeof(text), "%lld", (long long)m->v.i);
+            break;
+        case MCA_BASE_VAR_TYPE_DOUBLE:
+            if (m->v.d == strtod(m->opf_default, NULL)) continue;
+            snprintf(text, sizeof(text), "%.17g", m->v.d);
+            break;
+        default:
+            now = m->v.s ? m->v.s : "";
+            if (!strcmp(now, m->opf_default)) continue;
+        }
+        if (opf_param_set(p.name, now) == OPF_SUCCESS) ++changed;
+        else opal_output(0, "op:opframe: op_opframe_%s: %s", p.name, opf_last_error());
+    }
+    return changed;
+}
+
+/* op_opframe_kernels_<op>: which opframe provider serves each Open MPI type
+ * slot ("float=avx512 int32_t=alpha,tier>=1000 ..."), what build_table
+ * installs; or why none. */
+static char *kernels_var[OMPI_OP_BASE_FORTRAN_OP_MAX];
+static char *kernels_text[OMPI_OP_BASE_FORTRAN_OP_MAX];
+
+static void append(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    const size_t n = strlen(text);
+    if (*buf == NULL || *len + n + 1 > *cap) {
+        const size_t want = (*cap ? *cap * 2 : 512) + n;
+        char *b = realloc(*buf, want);
+        if (b == NULL) return;
+        *buf = b;
+        *cap = want;
+    }
+    memcpy(*buf + *len, text, n + 1);
+    *len += n;
+}
+
+static char *describe_kernels(int op)
+{
+    const int opf_op = opf_op_id(op);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    append(&buf, &len, &cap, "");
+    if (bridge_unavailable[0]) {
+        append(&buf, &len, &cap, "none: ");
+        append(&buf, &len, &cap, bridge_unavailable);
+        return buf;
+    }
+    for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
+        size_t size;
+        const char *name;
+        const int kt = slot_kernel_type(s, &size, &name);
+        if (ompi_op_base_functions[op][s] == NULL || kt < 0 || opf_kernel_type_extent(kt) != (int)size) continue;
+        opf_slot_tier_t t[OPF_BRIDGE_MAX_TIERS];
+        int n = 0;
+        if (opf_slot_tiers(opf_op, kt, 2, t, OPF_BRIDGE_MAX_TIERS, &n) != OPF_SUCCESS || t[0].fn2 == NULL) continue;
+        if (!bridge_base_kernels && provider_is_base(opf_op, kt, 2)) continue;
+        char item[160], lower[48];
+        size_t i = 0;
+        for (; name[i] && i + 1 < sizeof(lower); ++i) lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
+        lower[i] = '\0';
+        snprintf(item, sizeof(item), "%s%s=%s", len ? " " : "", lower, t[0].provider);
+        append(&buf, &len, &cap, item);
+        for (int k = 1; k < n && k < OPF_BRIDGE_MAX_TIERS; ++k) {
+            snprintf(item, sizeof(item), ",%s>=%lld", t[k].provider, (long long)t[k].min_count);
+            append(&buf, &len, &cap, item);
+        }
+    }
+    return buf;
+}
+
+static void register_kernel_vars(const mca_base_component_t *c)
+{
+    for (int op = 1; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op) {
+        const int opf_op = opf_op_id(op);
+        if (opf_op < 0) continue;
+        char name[64], desc[256];
+        snprintf(name, sizeof(name), "kernels_%s", opf_op_name(OPF_OP_HANDLE_(opf_op)));
+        for (char *p = name; *p; ++p) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+        snprintf(desc, sizeof(desc), "Read-only: for MPI_%s, the opframe provider serving each Open MPI type slot "
+                 "(slot=provider, then provider>=count for kernels that take over at large counts); slots not "
+                 "listed stay with Open MPI", opf_op_name(OPF_OP_HANDLE_(opf_op)));
+        free(kernels_text[op]);
+        kernels_text[op] = describe_kernels(op);
+        kernels_var[op] = kernels_text[op];
+        (void)mca_base_component_var_register(c, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
+                                              MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+                                              MCA_BASE_VAR_SCOPE_CONSTANT, &kernels_var[op]);
+    }
+}
+
+/* Starts opframe while Open MPI registers the component (MPI_Init, ompi_info),
+ * so that its parameters and kernels are Open MPI parameters: opframe's
+ * framework parameters are mirrored and applied before opf_init, its
+ * components' after (then opframe starts again with them). */
+static void start_opframe(const mca_base_component_t *c)
+{
+    int was_initialized = 0;
+    bridge_unavailable[0] = '\0';
+    bridge_series_differs = !same_series(bridge_unavailable, sizeof(bridge_unavailable));
+    if (bridge_series_differs) return register_kernel_vars(c);
+    if (bridge_priority < 0) {
+        snprintf(bridge_unavailable, sizeof(bridge_unavailable), "op_opframe_priority is negative");
+        return register_kernel_vars(c);
+    }
+    opf_initialized(&was_initialized);
+    apply_opframe_params(bridge_params);
+    const int nframework = opf_param_count();
+    mirror_params(c, 0, nframework);
+    if (opf_init() != OPF_SUCCESS) {
+        snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        return register_kernel_vars(c);
+    }
+    bridge_opf_initialized_here = !was_initialized;
+    if (mirror_params(c, nframework, opf_param_count()) > 0 && bridge_opf_initialized_here) {
+        opf_finalize();   /* the components' parameters take part in selection: start again */
+        if (opf_init() != OPF_SUCCESS) {
+            bridge_opf_initialized_here = false;
+            snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        }
+    }
+    register_kernel_vars(c);
+}
+
 /* ---- component functions ---------------------------------------------------------- */
 
 static int component_register(void);
@@ -541,6 +749,9 @@ static int component_register(void)
     static char version[32];
     snprintf(version, sizeof(version), "%d.%d.%d", OPF_VERSION_MAJOR, OPF_VERSION_MINOR, OPF_VERSION_PATCH);
     bridge_opframe_version = version;
+    snprintf(bridge_built_for_text, sizeof(bridge_built_for_text), "%d.%d.%d", bridge_built_for[0],
+             bridge_built_for[1], bridge_built_for[2]);
+    bridge_ompi_version = bridge_built_for_text;
 
     bridge_priority = 75;
     (void)mca_base_component_var_register(c, "priority",
@@ -591,10 +802,18 @@ static int component_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_slots);
 
+    (void)mca_base_component_var_register(c, "ompi_version",
+        "Read-only: the Open MPI version whose headers the bridge was built with; the bridge "
+        "disqualifies itself under another Open MPI series (major.minor)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_ompi_version);
+
     (void)mca_base_component_var_register(c, "opframe_version",
         "Read-only: the opframe version the bridge was built with",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
+
+    start_opframe(c);
     return OMPI_SUCCESS;
 }
 
@@ -631,22 +850,37 @@ static int disqualify(const char *why)
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* Whether the running Open MPI is the series the bridge was built for; if
+ * not, `why` says which. MPI_Get_library_version reports the libmpi that is
+ * loaded ("Open MPI v5.0.7, package: ..."), not the headers. */
+static bool same_series(char *why, size_t len)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0, major = -1, minor = -1, release = -1;
+    if (MPI_Get_library_version(lib, &n) != MPI_SUCCESS ||
+        sscanf(lib, "Open MPI v%d.%d.%d", &major, &minor, &release) < 2) {
+        snprintf(why, len, "cannot tell the running Open MPI's version (\"%.60s\"); the bridge was built for %s",
+                 lib, bridge_built_for_text);
+        return false;
+    }
+    if (major == bridge_built_for[0] && minor == bridge_built_for[1]) return true;
+    snprintf(why, len, "built for Open MPI %s, but Open MPI %d.%d.%d is running: the op type slots and "
+             "structures differ between series (rebuild the bridge against this Open MPI)",
+             bridge_built_for_text, major, minor, release < 0 ? 0 : release);
+    return false;
+}
+
 static int component_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     const int out = ompi_op_base_framework.framework_output;
     char why[640];
-    int was_initialized = 0;
     (void)enable_progress_threads;
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
-    if (bridge_priority < 0) return disqualify("op_opframe_priority is negative");
-    opf_initialized(&was_initialized);
-    apply_opframe_params(bridge_params);
-    if (opf_init() != OPF_SUCCESS) {
-        snprintf(why, sizeof(why), "opf_init failed: %s", opf_last_error());
-        return disqualify(why);
-    }
-    bridge_opf_initialized_here = !was_initialized;
+    /* opframe was started (or found unusable) at registration */
+    if (bridge_series_differs) /* an install error, not a choice: said at any verbosity */
+        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", bridge_unavailable);
+    if (bridge_unavailable[0]) return disqualify(bridge_unavailable);
 
     const int ncomp = opf_component_count();
     int navail = 0;
@@ -702,8 +936,9 @@ static int module_enable(struct ompi_op_base_module_1_0_0_t *module, struct ompi
             m->prev_mod3[s] = op->o_3buff_intrinsic.modules[s];
             OBJ_RETAIN(m->prev_mod3[s]);
         }
-#if OMPI_MAJOR_VERSION < 5
-        /* Open MPI 4.x's ompi_op_base_op_select, for each 3-buffer function
+#if OMPI_MAJOR_VERSION <= 5
+        /* Open MPI's ompi_op_base_op_select (seen in 4.1.4 and 5.0.7; the
+         * internal test checks the counts), for each 3-buffer function
          * it installs, releases the module of the 2-buffer function of the
          * same slot (ours, just installed) instead of the one it replaces.
          * One more reference per 3-buffer function keeps our count equal to

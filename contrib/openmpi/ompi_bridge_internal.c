@@ -38,7 +38,12 @@ static ompi_op_t *const ops[] = {
 };
 
 /* How to make well-formed elements of a slot: element layout as fields. */
-enum field { F_INT, F_BOOL, F_FLOAT, F_DOUBLE, F_LDOUBLE, F_NONE };
+enum field { F_INT, F_BOOL, F_HALF, F_FLOAT, F_DOUBLE, F_LDOUBLE, F_NONE };
+
+/* Open MPI 5.0's half-precision slot, where its C type is _Float16 */
+#if OMPI_MAJOR_VERSION >= 5 && defined(HAVE_OPAL_SHORT_FLOAT_T) && defined(__FLT16_MANT_DIG__)
+#define HAVE_HALF_SLOT 1
+#endif
 struct layout {
     int size;                 /* bytes per element */
     int nf;
@@ -66,6 +71,9 @@ static struct layout slot_layout(int s)
     case OMPI_OP_BASE_TYPE_LOGICAL: ONE(F_BOOL, OMPI_SIZEOF_FORTRAN_LOGICAL); break;
     case OMPI_OP_BASE_TYPE_BOOL: ONE(F_BOOL, sizeof(bool)); break;
     case OMPI_OP_BASE_TYPE_FLOAT: ONE(F_FLOAT, 4); break;
+#ifdef HAVE_HALF_SLOT
+    case OMPI_OP_BASE_TYPE_SHORT_FLOAT: ONE(F_HALF, 2); break;
+#endif
     case OMPI_OP_BASE_TYPE_DOUBLE: ONE(F_DOUBLE, 8); break;
     case OMPI_OP_BASE_TYPE_REAL: case OMPI_OP_BASE_TYPE_REAL4: case OMPI_OP_BASE_TYPE_REAL8:
     case OMPI_OP_BASE_TYPE_DOUBLE_PRECISION: {
@@ -121,6 +129,9 @@ static void fill(const struct layout *l, unsigned char *p, int n, bool pair_valu
                 }
                 break;
             case F_BOOL: { uint64_t b = r & 1; memcpy(q, &b, l->f[j].bytes); break; }
+#ifdef HAVE_HALF_SLOT
+            case F_HALF: { _Float16 x = (_Float16)v; memcpy(q, &x, 2); break; }
+#endif
             case F_FLOAT: { float x = j == 1 && pair_values ? (float)(next() % 40) : (float)v; memcpy(q, &x, 4); break; }
             case F_DOUBLE: { double x = j == 1 && pair_values ? (double)(next() % 40) : v; memcpy(q, &x, 8); break; }
             case F_LDOUBLE: { long double x = v; memcpy(q, &x, sizeof(x)); break; }

@@ -74,10 +74,22 @@ if ! "$MPICC" -std=c11 -O2 -o "$prog" "$here/ompi_bridge_test.c" >"$scratch/cc.l
     exit 1
 fi
 
+# Where MPI processes look for components: Open MPI's own directory, then the
+# scratch HOME's. Said explicitly because Debian 13's prterun hands every MPI
+# process PMIx's mca_base_component_path (from pmix-mca-params.conf), which
+# hides both (Open MPI 5.0's own components are built in, so stock runs do not
+# notice). An environment variable, not --mca: PMIx reads the --mca value too
+# and crashed on it here.
+ompi_pkglibdir=$("$OMPI_INFO" --path pkglibdir 2>/dev/null | sed -n 's/^ *Pkglibdir: *//p')
+component_path() { echo "${ompi_pkglibdir:+$ompi_pkglibdir:}$home/.openmpi/components"; }
+
 # Accumulate through the op framework: osc/rdma's network-atomic path in
 # Open MPI 4.1.4 bypasses the op kernels (and gets LAND/LOR/LXOR and unsigned
 # MAX/MIN wrong).
 OSC="--mca osc_rdma_acc_use_amo 0"
+# Ranks waiting for each other yield the CPU: Open MPI 5.0 does not do so by
+# itself when oversubscribed, and 4 busy-polling ranks on 2 cores crawl.
+OSC="$OSC --mca mpi_yield_when_idle 1"
 
 # run NAME NP EXPECT [mpirun options...] -- [test options...]
 run() {
@@ -88,13 +100,15 @@ run() {
     [ $# -gt 0 ] && shift
     log=$scratch/$name.log
     # shellcheck disable=SC2086
-    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
         timeout 600 "$MPIRUN" --oversubscribe -np "$np" -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC $mopts \
         "$prog" --expect "$expect" "$@" >"$log" 2>&1
     rc=$?
     summary=$(grep "ompi_bridge_test: [0-9]* (op, type) pairs" "$log" | sed 's/^ompi_bridge_test: //')
-    known=$(grep -o "[0-9]* wrong results from known Open MPI 4.1.4 defects" "$log")
+    known=$(grep -o "[0-9]* wrong results from known stock Open MPI defects" "$log")
     [ -n "$known" ] && summary="$summary; $known tolerated"
+    f16=$(grep -o "MPIX_C_FLOAT16 MPI_SUM Allreduce.*" "$log" | sed 's/ over [0-9]* ranks//')
+    [ -n "$f16" ] && summary="$summary; $f16"
     if [ $rc = 0 ] && grep -q "ompi_bridge_test: PASS" "$log"; then
         pass "$name: $summary"
     else
@@ -114,14 +128,48 @@ else
     fail "ompi_info does not list MCA op: opframe"
 fi
 params=$(HOME=$home "$OMPI_INFO" --param op opframe --level 9 2>&1)
-for p in priority params require_components base_kernels enable calls slots opframe_version; do
+nparams=0
+for p in priority params require_components base_kernels enable calls slots ompi_version opframe_version; do
+    nparams=$((nparams + 1))
     echo "$params" | grep -q "\"op_opframe_$p\"" || fail "ompi_info --param op opframe --level 9 lacks op_opframe_$p"
 done
+built_for=$(echo "$params" | sed -n 's/.*"op_opframe_ompi_version" (current value: "\([0-9.]*\)".*/\1/p')
+running=$("$OMPI_INFO" --parsable 2>/dev/null | sed -n 's/^ompi:version:full:\([0-9]*\.[0-9]*\.[0-9]*\).*/\1/p')
+if [ -n "$built_for" ] && [ "${built_for%.*}" = "${running%.*}" ]; then
+    pass "op_opframe_ompi_version: built for Open MPI $built_for, running $running (same series)"
+else
+    fail "op_opframe_ompi_version is '$built_for', the running Open MPI '$running'"
+fi
 prio=$(echo "$params" | sed -n 's/.*"op_opframe_priority" (current value: "\([0-9-]*\)".*/\1/p')
 if [ -n "$prio" ] && [ "$prio" -gt 50 ]; then
-    pass "ompi_info --param op opframe --level 9: 8 parameters, priority $prio (> op/avx's 50)"
+    pass "ompi_info --param op opframe --level 9: $nparams parameters, priority $prio (> op/avx's 50)"
 else
     fail "op_opframe_priority is '$prio', not above op/avx's 50"
+fi
+# opframe's kernels per slot and its own parameters, as Open MPI parameters
+# (ompi_info runs the bridge's registration, which starts opframe)
+oinfo() { HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components "$OMPI_INFO" --param op opframe --level 9 2>&1; }
+value_of() { sed -n "s/.*\"$1\" (current value: \"\([^\"]*\)\".*/\1/p"; }
+params=$(oinfo)
+kernels_sum=$(echo "$params" | value_of op_opframe_kernels_sum)
+nkernels=$(echo "$params" | grep -c '"op_opframe_kernels_[a-z]*"')
+nmirrored=$(echo "$params" | grep -c '\[opframe parameter ')
+float_by=$(echo " $kernels_sum" | sed -n 's/.* float=\([a-z0-9_]*\).*/\1/p')
+if [ "$nkernels" = 12 ] && [ -n "$float_by" ] && [ "$nmirrored" -gt 5 ] &&
+        echo "$params" | grep -q '"op_opframe_op_base_verbose"'; then
+    pass "ompi_info: 12 op_opframe_kernels_<op> (sum: float=$float_by, $(echo "$kernels_sum" | wc -w) slots), $nmirrored opframe parameters as op_opframe_<name>"
+else
+    fail "ompi_info: $nkernels kernels parameters (sum: '$kernels_sum'), $nmirrored opframe parameters"
+fi
+if [ -n "$float_by" ] && [ "$float_by" != base ]; then
+    # an opframe parameter set through Open MPI's sources changes the selection
+    other=$(OMPI_MCA_op_opframe_op="^$float_by" oinfo | value_of op_opframe_kernels_sum)
+    other_by=$(echo " $other" | sed -n 's/.* float=\([a-z0-9_]*\).*/\1/p')
+    if [ -n "$other_by" ] && [ "$other_by" != "$float_by" ]; then
+        pass "  ... OMPI_MCA_op_opframe_op=^$float_by moves SUM float to $other_by"
+    else
+        fail "OMPI_MCA_op_opframe_op=^$float_by: SUM float still '$other_by'"
+    fi
 fi
 mkdir -p "$scratch/empty-home/.openmpi/components"
 if HOME=$scratch/empty-home "$OMPI_INFO" 2>&1 | grep -q "MCA op: opframe"; then
@@ -144,12 +192,12 @@ for d in $("$MPICC" --showme:incdirs); do incs="$incs -I$d"; done
 # shellcheck disable=SC2086
 if "$MPICC" -std=gnu11 -O2 $incs -idirafter "$here/stub" -o "$scratch/internal" "$here/ompi_bridge_internal.c" \
         >"$scratch/cc-internal.log" 2>&1; then
-    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
         timeout 300 "$MPIRUN" -np 1 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path \
         "$scratch/internal" >"$scratch/internal.log" 2>&1
     if [ $? = 0 ] && grep -q "PASS" "$scratch/internal.log"; then
-        pass "internal: $(grep -v PASS "$scratch/internal.log" | sed 's/^ompi_bridge_internal: //' | head -1)"
-        pass "internal: $(grep PASS "$scratch/internal.log" | sed 's/^ompi_bridge_internal: //')"
+        grep "^ompi_bridge_internal: " "$scratch/internal.log" | sed 's/^ompi_bridge_internal: //' |
+            while read -r line; do pass "internal: $line"; done
     else
         fail "internal checks, log follows:"
         tail -20 "$scratch/internal.log"
@@ -176,6 +224,24 @@ grep -q "op:opframe: disqualified" "$scratch/broken-no-opframe-components.log" &
     pass "  ... the bridge said why: $(grep -m1 -o 'op:opframe: disqualified.*' "$scratch/broken-no-opframe-components.log" | cut -c1-150)"
 run "broken-no-opframe-components-op-opframe-only" 2 stock --mca op opframe
 home=$home_save
+# 4a'. a bridge built for another Open MPI series refuses to serve (its slot
+# numbers would be shifted): the same source built "for" the next minor version
+wrong=$(dirname "$component")/mca_op_opframe_wrong_series.so
+if [ -f "$wrong" ]; then
+    mkdir -p "$scratch/wrongseries/.openmpi/components"
+    cp "$wrong" "$scratch/wrongseries/.openmpi/components/mca_op_opframe.so"
+    ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
+    home=$scratch/wrongseries
+    run "wrong-series" 2 stock
+    if grep -q "op:opframe: disqualified.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
+        pass "  ... and said so without asking: $(grep -m1 -o 'built for Open MPI [0-9.]*, but Open MPI [0-9.]* is running' "$scratch/wrong-series.log")"
+    else
+        fail "wrong-series: no 'built for Open MPI ..., but ... is running' message"
+    fi
+    home=$home_save
+else
+    fail "no $wrong (make check builds it)"
+fi
 # 4b. opf_init fails (an unknown component in opframe's `op` parameter)
 run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch
 # 4c. the component file is not a shared object (Open MPI skips it; note that
@@ -213,6 +279,10 @@ run "param-opframe-params" 2 opframe --mca op_opframe_params "op_base_verbose=1"
 grep -q "^opframe: " "$scratch/param-opframe-params.log" &&
     pass "  ... opframe's own verbose output came through op_opframe_params" ||
     fail "op_opframe_params=op_base_verbose=1 printed nothing from opframe"
+run "mca-op-opframe-param" 2 opframe --mca op_opframe_op_base_verbose 1 -- --quick
+grep -q "^opframe: " "$scratch/mca-op-opframe-param.log" &&
+    pass "  ... opframe's verbose output came through --mca op_opframe_op_base_verbose 1" ||
+    fail "--mca op_opframe_op_base_verbose 1 printed nothing from opframe"
 run "env-opf-mca" 2 opframe -x OPF_MCA_op_base_verbose=1 -- --quick
 grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
     pass "  ... and through mpirun -x OPF_MCA_op_base_verbose=1" ||
@@ -221,7 +291,7 @@ grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
 # ---- 6. valgrind, 2 ranks, Open MPI's own noise suppressed
 if [ "${OPF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
     vlog=$scratch/valgrind.log
-    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components \
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
         timeout 900 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
         valgrind --error-limit=no --leak-check=full --show-leak-kinds=definite \
         --suppressions="$here/valgrind-ompi.supp" "$prog" --expect opframe --quick >"$vlog" 2>&1

@@ -132,6 +132,24 @@ int opf_memory_kind_by_name(const char *name);
 const char *opf_slot_stream_provider(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
 int opf_slot_explain_stream(int op_id, int kernel_type, int memory_kind, int nbuf, char *buf, int len);
 
+/* ---- size tiers ------------------------------------------------------------- */
+/* One size tier of a slot half of the selected host table: from min_count
+ * elements on (up to the next tier's min_count) `provider`'s kernel serves. */
+typedef struct opf_slot_tier {
+    opf_count_t min_count;     /* 0 for the first tier */
+    const char *provider;      /* "base" or a component's name */
+    opf_kernel2_fn *fn2;       /* the kernel of a 2-buffer half (nbuf 2), else NULL */
+    opf_kernel3_fn *fn3;       /* the kernel of a 3-buffer half (nbuf 3), else NULL */
+} opf_slot_tier_t;
+/* The size tiers of one half (nbuf 2 or 3) of a slot of the selected host
+ * table, in ascending min_count, the first from count 0: what
+ * opf_slot_kernels(..., count, ...) picks for every count, without probing.
+ * Writes at most `max` tiers and sets *ntiers to the slot's number of tiers
+ * (1 when no offer is limited to large counts; it may exceed max). Valid
+ * until the next opf_init / opf_finalize. OPF_ERR_OP if the slot does not
+ * exist, OPF_ERR_ARG for a bad nbuf, a NULL ntiers, or tiers NULL with max > 0. */
+int opf_slot_tiers(int op_id, int kernel_type, int nbuf, opf_slot_tier_t *tiers, int max, int *ntiers);
+
 #ifdef __cplusplus
 }
 #endif
