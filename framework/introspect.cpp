@@ -58,7 +58,7 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_kernels: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
     if (!provider) {
-        const Slot &s = op_table[op_id][OPF_MEM_HOST][kt];
+        const HostSlot &s = host_table.slot[op_id][kt];
         *fn2 = s.two.pick(count);
         *fn3 = s.three.pick(count);
         return OPF_SUCCESS;
@@ -82,10 +82,14 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
 
 OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, opf_count_t count)
 {
-    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT ||
-        ensure_initialized())
+    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || mem < 0 ||
+        mem >= memory_kind_count())
         return nullptr;
-    const Slot &s = op_table[op_id][mem][kt];
+    if (mem == OPF_MEM_HOST) {
+        const HostSlot &s = host_table.slot[op_id][kt];
+        return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
+    }
+    const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
 }
 
@@ -96,10 +100,12 @@ OPF_API const char *opf_slot_provider(int op_id, int kt, int nbuf, opf_count_t c
 
 OPF_API int opf_slot_explain(int op_id, int kt, int mem, int nbuf, char *buf, int len)
 {
-    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT)
-        return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3)) return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_explain: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
+    if (mem < 0 || mem >= memory_kind_count())
+        return fail(OPF_ERR_ARG, "opf_slot_explain: memory kind %d is not registered (%d known)", mem,
+                    memory_kind_count());
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf).c_str());
     return OPF_SUCCESS;
 }

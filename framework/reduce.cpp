@@ -2,6 +2,7 @@
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
 #include <initializer_list>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -52,7 +53,11 @@ struct Call {
     return OPF_SUCCESS;
 }
 
-const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
+const HostSlot &slot(int op_id, int kernel_type) { return host_table.slot[op_id][kernel_type]; }
+const DeviceSlot &device_slot(int op_id, int mem, int kernel_type)
+{
+    return device_tables[std::size_t(mem - 1)].slot[op_id][kernel_type];
+}
 
 // The memory kind a call runs on: host, unless a device component claims one
 // of the buffers. Then the call runs on that device's kernels, which stage
@@ -75,33 +80,33 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
 
 // Predefined op, 2-buffer, on any datatype.
 [[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count,
-                                          const Datatype &t, int mem = OPF_MEM_HOST)
+                                          const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, mem, t.kernel_type).two.pick(n)(in, inout, n);
+        slot(op_id, t.kernel_type).two.pick(n)(in, inout, n);
         return;
     }
     for (opf_count_t i = 0; i < count; ++i)
         for (const Block &b : t.blocks) {
             const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, mem, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
+            slot(op_id, b.kernel_type).two.pick(b.count)(in + at, inout + at, b.count);
         }
 }
 
 // Predefined op, 3-buffer, on any datatype.
 [[gnu::always_inline]] inline void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out,
-                                          opf_count_t count, const Datatype &t, int mem = OPF_MEM_HOST)
+                                          opf_count_t count, const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        slot(op_id, mem, t.kernel_type).three.pick(n)(in1, in2, out, n);
+        slot(op_id, t.kernel_type).three.pick(n)(in1, in2, out, n);
         return;
     }
     for (opf_count_t i = 0; i < count; ++i)
         for (const Block &b : t.blocks) {
             const opf_aint_t at = i * t.extent + b.offset;
-            slot(op_id, mem, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
+            slot(op_id, b.kernel_type).three.pick(b.count)(in1 + at, in2 + at, out + at, b.count);
         }
 }
 
@@ -110,11 +115,46 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
                                     int mem, int nbuf)
 {
     for (const Block &b : c.type->blocks) {
-        const Slot &s = slot(c.op_id, mem, b.kernel_type);
+        const DeviceSlot &s = device_slot(c.op_id, mem, b.kernel_type);
         if (!(nbuf == 2 ? s.two.offer.fn || s.two.larger : s.three.offer.fn || s.three.larger))
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
-                             "the buffers are device memory and no component serves this op on it");
+                             "the buffers are %s memory and no component serves this op on it", memory_kind_name(mem));
     }
+    return OPF_SUCCESS;
+}
+
+// Runs a device kernel (synchronous or on a stream) and turns its failure
+// into the caller's error: the code it returned, and the reason the
+// component gave (opf_component_set_error), naming the component.
+template <class Fn, class... Args>
+[[gnu::cold]] int run_device(const char *function, opf_op_t op, opf_datatype_t datatype, const Offer<Fn> &offer,
+                             Args... args)
+{
+    fail(OPF_SUCCESS, "%s", "");   // a reason left by an earlier call is not this kernel's
+    const int rc = offer.fn(args...);
+    if (rc == OPF_SUCCESS) [[likely]] return rc;
+    char reason[OPF_MAX_ERROR_STRING * 2];
+    std::snprintf(reason, sizeof reason, "%s", *opf_last_error() ? opf_last_error() : "no reason given");
+    return fail_call(rc > OPF_SUCCESS && rc < OPF_ERR_LASTCODE ? rc : OPF_ERR_INTERN, function, op, datatype,
+                     "component %s failed: %s", offer.provider, reason);
+}
+
+// Predefined op on device memory, 2- or 3-buffer (in2 == nullptr: 2-buffer,
+// in place in out): one device kernel per contiguous run; stops at the first
+// failure and returns it.
+[[gnu::cold]] int apply_device(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c, int mem,
+                               const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count)
+{
+    const Datatype &t = *c.type;
+    auto run = [&](int kt, opf_aint_t at, opf_count_t n) {
+        const DeviceSlot &s = device_slot(c.op_id, mem, kt);
+        return in2 ? run_device(function, op, datatype, s.three.offer_for(n), in1 + at, in2 + at, out + at, n)
+                   : run_device(function, op, datatype, s.two.offer_for(n), in1 + at, out + at, n);
+    };
+    if (t.dense) return run(t.kernel_type, 0, count * t.basic_per_item);
+    for (opf_count_t i = 0; i < count; ++i)
+        for (const Block &b : t.blocks)
+            if (int rc = run(b.kernel_type, i * t.extent + b.offset, b.count)) return rc;
     return OPF_SUCCESS;
 }
 
@@ -184,18 +224,20 @@ OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t coun
                          inbuf ? "inoutbuf" : "inbuf", (long long)count);
     auto in = static_cast<const Bytes *>(inbuf);
     auto inout = static_cast<Bytes *>(inoutbuf);
-    int mem = OPF_MEM_HOST;
-    if (have_memory_kind_components) [[unlikely]] {
+    if (have_memory_claims) [[unlikely]] {
+        int mem = OPF_MEM_HOST;
         if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
-        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)))
-            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
-                                      "user ops run on host memory only")
-                          : OPF_ERR_BUFFER;
+        if (mem != OPF_MEM_HOST) {
+            if (c.user)
+                return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "user ops run on host memory only");
+            if (int rc = check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)) return rc;
+            return apply_device("opf_reduce_local", op, datatype, c, mem, in, nullptr, inout, count);
+        }
     }
     if (c.user) [[unlikely]]
         call_user(*c.user, in, inout, count, datatype, *c.type);
     else
-        apply2(c.op_id, in, inout, count, *c.type, mem);
+        apply2(c.op_id, in, inout, count, *c.type);
     return OPF_SUCCESS;
 }
 
@@ -211,17 +253,19 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
     auto a = static_cast<const Bytes *>(in1);
     auto b = static_cast<const Bytes *>(in2);
     auto o = static_cast<Bytes *>(out);
-    int mem = OPF_MEM_HOST;
-    if (have_memory_kind_components) [[unlikely]] {
+    if (have_memory_claims) [[unlikely]] {
+        int mem = OPF_MEM_HOST;
         if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
-        if (mem != OPF_MEM_HOST && (c.user || check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)))
-            return c.user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
-                                      "user ops run on host memory only")
-                          : OPF_ERR_BUFFER;
+        if (mem != OPF_MEM_HOST) {
+            if (c.user)
+                return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "user ops run on host memory only");
+            if (int rc = check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)) return rc;
+            return apply_device("opf_reduce_local3", op, datatype, c, mem, a, b, o, count);
+        }
     }
     if (c.user) [[unlikely]]
         return call_user3(*c.user, a, b, o, count, op, datatype, *c.type);
-    apply3(c.op_id, a, b, o, count, *c.type, mem);
+    apply3(c.op_id, a, b, o, count, *c.type);
     return OPF_SUCCESS;
 }
 
@@ -236,12 +280,14 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 {
     if (int rc = check_call(function, op, datatype, count, c)) return rc;
     if (c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "user ops cannot be enqueued on a stream");
-    if (memory_kind <= OPF_MEM_HOST || memory_kind >= OPF_MEM_KIND_COUNT)
-        return fail_call(OPF_ERR_ARG, function, op, datatype, "memory kind %d is not a device kind", memory_kind);
     if (!c.type->dense)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "stream reductions need a contiguous datatype");
     n = count * c.type->basic_per_item;
     if (n == 0) return OPF_SUCCESS;
+    if (memory_kind <= OPF_MEM_HOST || memory_kind >= memory_kind_count())   // as a kind nobody serves
+        return fail_call(OPF_ERR_OP, function, op, datatype,
+                         "no component offers a stream kernel on memory kind %d: no available component registered it",
+                         memory_kind);
     for (const void *p : buffers)
         if (!p) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "a buffer is NULL with count %lld",
                                  (long long)count);
@@ -251,7 +297,7 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 [[gnu::cold]] int no_stream_kernel(const char *function, opf_op_t op, opf_datatype_t datatype, int memory_kind)
 {
     return fail_call(OPF_ERR_OP, function, op, datatype,
-                     "no component offers a stream kernel for this slot on memory kind %d", memory_kind);
+                     "no component offers a stream kernel for this slot on %s memory", memory_kind_name(memory_kind));
 }
 
 } // namespace
@@ -265,9 +311,9 @@ OPF_API int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count
     if (int rc = check_stream_call("opf_reduce_local_stream", op, datatype, count, memory_kind, {inbuf, inoutbuf}, c, n))
         return rc;
     if (n == 0) return OPF_SUCCESS;
-    opf_stream_kernel2_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream2.pick(n);
-    if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
-    return fn(inbuf, inoutbuf, n, stream);
+    const auto &offer = device_slot(c.op_id, memory_kind, c.type->kernel_type).stream2.offer_for(n);
+    if (!offer.fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
+    return run_device("opf_reduce_local_stream", op, datatype, offer, inbuf, inoutbuf, n, stream);
 }
 
 OPF_API int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
@@ -278,7 +324,7 @@ OPF_API int opf_reduce_local3_stream(const void *in1, const void *in2, void *out
     if (int rc = check_stream_call("opf_reduce_local3_stream", op, datatype, count, memory_kind, {in1, in2, out}, c, n))
         return rc;
     if (n == 0) return OPF_SUCCESS;
-    opf_stream_kernel3_fn *fn = slot(c.op_id, memory_kind, c.type->kernel_type).stream3.pick(n);
-    if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
-    return fn(in1, in2, out, n, stream);
+    const auto &offer = device_slot(c.op_id, memory_kind, c.type->kernel_type).stream3.offer_for(n);
+    if (!offer.fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
+    return run_device("opf_reduce_local3_stream", op, datatype, offer, in1, in2, out, n, stream);
 }

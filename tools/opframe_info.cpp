@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <opframe/component.h>   // OPF_COMPONENT_ABI_VERSION
+#include <opframe/device.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
@@ -204,14 +206,13 @@ void show_hw(Printer &p)
 
 void show_kernels(Printer &p, const Options &o)
 {
-    static const char *mems[] = {"host", "cuda", "opencl"};
     if (p.format == Format::Text) {
         std::printf("%-22s", "kernel type");
         for (int op = 1; op < OPF_OPID_COUNT; ++op)
             if (matches(o.op_filter, op_name(op))) std::printf(" %-9s", op_name(op));
         std::printf("\n");
     }
-    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
+    for (int mem = 0; mem < opf_memory_kind_count(); ++mem)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
             const char *kt_name = opf_kernel_type_name(kt);
             if (!matches(o.type_filter, kt_name)) continue;
@@ -231,11 +232,11 @@ void show_kernels(Printer &p, const Options &o)
                 if (p.format != Format::Text && (p2 || p3)) {
                     Record r;
                     r.add("2buf", p2 ? p2 : "none").add("3buf", p3 ? p3 : "none");
-                    p.record(std::string("kernel:") + mems[mem] + ":" + op_name(op) + ":" + kt_name, r, "");
+                    p.record(std::string("kernel:") + opf_memory_kind_name(mem) + ":" + op_name(op) + ":" + kt_name, r, "");
                 }
             }
             if (p.format == Format::Text && (mem == OPF_MEM_HOST || any))
-                std::printf("%-22s%s\n", (mem == OPF_MEM_HOST ? std::string(kt_name) : std::string(mems[mem]) + ":" + kt_name).c_str(),
+                std::printf("%-22s%s\n", (mem == OPF_MEM_HOST ? std::string(kt_name) : std::string(opf_memory_kind_name(mem)) + ":" + kt_name).c_str(),
                             row.c_str());
         }
     if (p.format == Format::Text)
@@ -258,7 +259,7 @@ int show_explain(const Options &o)
                      o.explain_type.c_str());
         return 1;
     }
-    for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
+    for (int mem = 0; mem < opf_memory_kind_count(); ++mem)
         for (int nbuf : {2, 3}) {
             char buf[4096];
             if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel")))

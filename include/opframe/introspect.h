@@ -5,7 +5,7 @@
 #ifndef OPFRAME_INTROSPECT_H
 #define OPFRAME_INTROSPECT_H
 
-#include <opframe/component.h>
+#include <opframe/kernel.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,7 +84,8 @@ typedef struct opf_failed_info {
 int opf_failed_count(void);
 int opf_failed_describe(int index, opf_failed_info_t *info);
 
-/* As opf_slot_provider, for a memory kind (OPF_MEM_*). */
+/* As opf_slot_provider, for a memory kind (OPF_MEM_HOST, or an id of device.h's
+ * opf_memory_kind_lookup). */
 const char *opf_slot_provider_mem(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
 /* The offers for one slot half, their priorities and why the winner won, as
  * text (opframe_info --explain). */
