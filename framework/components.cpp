@@ -638,7 +638,9 @@ std::string explain_slot(int op, int mem, int kt, int nbuf)
         const bool failed = nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3;
         out += "\n  " + name + " priority " + std::to_string(c->priority);
         if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
-        if (!c->offers(nbuf)) out += ": offers no " + std::to_string(nbuf) + "-buffer kernel";
+        if (!c->offers(nbuf))
+            out += (nbuf == 2 ? c->stream2 != nullptr : c->stream3 != nullptr) ? ": a stream kernel only (opf_reduce_local_stream)"
+                                                         : ": offers no " + std::to_string(nbuf) + "-buffer kernel";
         else if (failed) out += ": self-test FAILED, dropped";
         else if (pin == "base" || (!pin.empty() && pin != name && winner && pin == winner))
             out += ": not the pinned provider (" + pin + ")";
@@ -652,10 +654,16 @@ std::string explain_slot(int op, int mem, int kt, int nbuf)
         }
     }
     const bool base_wins = winner && std::strcmp(winner, "base") == 0;
-    out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
-           (base_wins && all.empty() ? " (no component offers this slot)" : "") +
-           (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
-    if (!winner) out += "\n  (no kernel: this memory kind is not served)";
+    if (mem == OPF_MEM_HOST)   // the base computes host memory only
+        out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
+               (base_wins && all.empty() ? " (no component offers this slot)" : "") +
+               (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
+    if (mem != OPF_MEM_HOST) {
+        const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op][kt];
+        const char *stream = nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider;
+        if (stream) out += std::string("\n  stream calls: ") + stream;
+    }
+    if (!winner) out += "\n  (no kernel: this memory kind is not served by synchronous calls)";
     return out;
 }
 

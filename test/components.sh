@@ -19,7 +19,7 @@ abs_srcdir=$(cd "$srcdir" && pwd)
 CC=${CC:-cc}
 info="$abs_top_builddir/tools/opframe_info"
 program="$abs_top_builddir/test/component_system"
-libs="$abs_top_builddir/test/components/.libs"
+libs="$abs_top_builddir/test/components"
 
 checks=0
 failed=0

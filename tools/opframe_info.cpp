@@ -262,7 +262,7 @@ int show_explain(const Options &o)
     for (int mem = 0; mem < opf_memory_kind_count(); ++mem)
         for (int nbuf : {2, 3}) {
             char buf[4096];
-            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel")))
+            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel") || std::strstr(buf, "stream calls:")))
                 std::printf("%s\n", buf);
         }
     return 0;
