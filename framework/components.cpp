@@ -306,9 +306,16 @@ void open_and_query(int index)
     ComponentRecord &c = repo.components[std::size_t(index)];
     const opf_component_t &comp = *c.component;
     repo.calling = index;
-    struct Done {
-        ~Done() { repo.calling = -1; }
-    } done;
+    struct Done {   // a component that did not become available serves no memory kind
+        int index;
+        ~Done()
+        {
+            repo.calling = -1;
+            if (repo.components[std::size_t(index)].state == ComponentState::Available) return;
+            while (!repo.memory_kinds.empty() && repo.memory_kinds.back().component == index)
+                repo.memory_kinds.pop_back();
+        }
+    } done{index};
     if (comp.register_params && comp.register_params() != 0) {
         c.state = ComponentState::OpenFailed;
         c.status_text = "failed: register_params returned an error";
@@ -322,8 +329,6 @@ void open_and_query(int index)
     c.opened = true;
     char reason[256] = "";
     if (comp.init_query(&repo.hw, reason, sizeof reason) != 0) {
-        while (!repo.memory_kinds.empty() && repo.memory_kinds.back().component == index)
-            repo.memory_kinds.pop_back();   // a disqualified component serves no memory
         c.state = ComponentState::Disqualified;
         c.reason = reason[0] ? reason : "init_query declined without a reason";
         c.status_text = "disqualified: " + c.reason;

@@ -96,10 +96,11 @@ typedef struct opf_module {
 } opf_module_t;
 
 /* Offers kernels for one (kernel type, memory kind) of `module`'s op; call
- * from op_query. OPF_ERR_ARG, with the reason in the log (op_base_verbose),
- * for a kernel type or memory kind the framework does not know, a form that
- * the memory kind does not take, a negative min_count, or a slot that does
- * not exist. */
+ * from op_query. OPF_ERR_ARG, and the offer is not taken, for a kernel type
+ * or memory kind the framework does not know, a form that the memory kind
+ * does not take, a negative min_count or no kernel (each warned about on
+ * stderr with the reason), or a slot that does not exist (said at
+ * op_base_verbose >= 1). */
 int opf_module_offer(opf_module_t *module, const opf_offer_t *offer);
 
 /* ---- memory kinds ------------------------------------------------------------ */
