@@ -702,9 +702,15 @@ int op_query(int op_id, opf_module_t *module)
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         if (!serves(op_id, kt)) continue;
         const Entries &e = entries[op_id][kt];
-        const opf_offer_t offer = {.struct_size = sizeof offer, .kernel_type = kt, .memory_kind = memory_kind,
-                                   .priority = int(priority), .device2 = e.fn2, .device3 = e.fn3, .stream2 = e.sfn2,
-                                   .stream3 = e.sfn3};
+        opf_offer_t offer{};
+        offer.struct_size = sizeof offer;
+        offer.kernel_type = kt;
+        offer.memory_kind = memory_kind;
+        offer.priority = int(priority);
+        offer.device2 = e.fn2;
+        offer.device3 = e.fn3;
+        offer.stream2 = e.sfn2;
+        offer.stream3 = e.sfn3;
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
     return offered ? 0 : 1;

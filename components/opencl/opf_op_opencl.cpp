@@ -468,15 +468,22 @@ int op_query(int op_id, opf_module_t *module)
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         const Entries &e = kEntries[op_id][kt];
+        opf_offer_t offer{};
+        offer.struct_size = sizeof offer;
+        offer.kernel_type = kt;
+        offer.priority = int(priority);
         if (host_slots && host_ok[op_id][kt]) {
-            const opf_offer_t host = {.struct_size = sizeof host, .kernel_type = kt, .memory_kind = OPF_MEM_HOST,
-                                      .priority = int(priority), .min_count = host_min_count, .kernel2 = e.host2,
-                                      .kernel3 = e.host3};
+            opf_offer_t host = offer;
+            host.min_count = host_min_count;
+            host.kernel2 = e.host2;
+            host.kernel3 = e.host3;
             offered += opf_module_offer(module, &host) == OPF_SUCCESS;
         }
         if (memory_kind > 0 && device_slot(op_id, kt)) {
-            const opf_offer_t device = {.struct_size = sizeof device, .kernel_type = kt, .memory_kind = memory_kind,
-                                        .priority = int(priority), .stream2 = e.stream2, .stream3 = e.stream3};
+            opf_offer_t device = offer;
+            device.memory_kind = memory_kind;
+            device.stream2 = e.stream2;
+            device.stream3 = e.stream3;
             offered += opf_module_offer(module, &device) == OPF_SUCCESS;
         }
     }

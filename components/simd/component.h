@@ -89,9 +89,12 @@ template <class Isa> struct Component {
         int offered = 0;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
             if (!row[kt].fn2 && !row[kt].fn3) continue;
-            const opf_offer_t offer = {.struct_size = sizeof offer, .kernel_type = kt, .memory_kind = OPF_MEM_HOST,
-                                       .priority = int(priority), .min_count = 0, .kernel2 = row[kt].fn2,
-                                       .kernel3 = row[kt].fn3};
+            opf_offer_t offer{};   // host memory, all counts
+            offer.struct_size = sizeof offer;
+            offer.kernel_type = kt;
+            offer.priority = int(priority);
+            offer.kernel2 = row[kt].fn2;
+            offer.kernel3 = row[kt].fn3;
             offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
         }
         return offered ? 0 : 1;   // nothing for this op (REPLACE, NO_OP)

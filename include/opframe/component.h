@@ -67,8 +67,10 @@ extern "C" {
  * struct_size to sizeof(opf_offer_t) and leave unused fields zero:
  *
  *   opf_offer_t o = {.struct_size = sizeof o, .kernel_type = OPF_KT_INT32,
- *                    .priority = 20, .kernel2 = sum2, .kernel3 = sum3};
+ *                    .priority = 20, .kernel2 = sum2, .kernel3 = sum3};    (C99)
  *   opf_module_offer(module, &o);
+ *
+ * (In C++, zero it with `opf_offer_t o{};` and assign the fields.)
  *
  * Host memory takes kernel2 / kernel3; a registered device kind takes
  * device2 / device3 (synchronous calls) and stream2 / stream3 (opf_reduce_
