@@ -814,7 +814,19 @@ static void test_device(void)
     snprintf(number, sizeof number, "%lld", (long long)(uintptr_t)device);
     set_param("op_devfail_base", number);
     set_param("op_devfail_bytes", "256");
+    capture_begin();
     CHECK_RC(start(dir), OPF_SUCCESS);
+    const char *err = capture_end();
+
+    /* Offers are growable: a later kernel type and a too-short offer are
+     * refused with the reason; devfail's SUM offer, longer than this
+     * framework's opf_offer_t, is taken (op_query returned 0 only if all
+     * three calls answered so). */
+    char later_type[128];
+    snprintf(later_type, sizeof later_type, "component devfail: offer for SUM refused: kernel type %d is unknown",
+             OPF_KT_COUNT);
+    CONTAINS(err, later_type);
+    CONTAINS(err, "component devfail: offer for SUM refused: struct_size");
 
     /* The kind exists by name while devfail is loaded; host memory is 0. */
     CHECK(opf_memory_kind_count() == 2, "%d memory kinds, expected host and devfail", opf_memory_kind_count());

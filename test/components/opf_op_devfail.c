@@ -3,6 +3,7 @@
  * address the test program passes as a number), and serves SUM INT32 there:
  * synchronous and stream kernels, which fail with OPF_ERR_INTERN and a reason
  * while op_devfail_fail is true, and compute exactly otherwise. */
+#include <stddef.h>
 #include <stdint.h>
 #include "tc_common.h"
 
@@ -64,12 +65,33 @@ static int stream_sum2(const void *in, void *inout, opf_count_t n, void *stream)
     return sum2(in, inout, n);
 }
 
+/* ABI growth, both ways. Its SUM offer is laid out as a later ABI-2 header
+ * might have it (a field appended after the ones this framework knows):
+ * taken, the extra field unread. Two more offers are refused with the reason
+ * and leave the rest alone: a kernel type appended after this framework's
+ * OPF_KT_COUNT, and a struct_size smaller than an ABI-2 offer. */
+struct later_offer {
+    opf_offer_t known;
+    int (*later_form)(void);   /* a kernel form a later framework would read */
+};
+
+static int later_form(void) { return 0; }
+
 static int op_query(int op_id, opf_module_t *module)
 {
     if (op_id != OPF_OPID_SUM) return 1;
-    const opf_offer_t o = {.struct_size = sizeof o, .kernel_type = OPF_KT_INT32, .memory_kind = kind,
-                           .priority = (int)tc_priority, .device2 = sum2, .device3 = sum3, .stream2 = stream_sum2};
-    return opf_module_offer(module, &o) != OPF_SUCCESS;
+    const struct later_offer later = {
+        .known = {.struct_size = sizeof later, .kernel_type = OPF_KT_INT32, .memory_kind = kind,
+                  .priority = (int)tc_priority, .device2 = sum2, .device3 = sum3, .stream2 = stream_sum2},
+        .later_form = later_form,
+    };
+    opf_offer_t later_type = later.known, too_small = later.known;
+    later_type.struct_size = sizeof later_type;
+    later_type.kernel_type = OPF_KT_COUNT;
+    too_small.struct_size = offsetof(opf_offer_t, stream2);
+    const int refused = (opf_module_offer(module, &later_type) == OPF_ERR_ARG) +
+                        (opf_module_offer(module, &too_small) == OPF_ERR_ARG);
+    return opf_module_offer(module, &later.known) != OPF_SUCCESS || refused != 2;
 }
 
 OPF_COMPONENT_DECLARE(devfail) = {
