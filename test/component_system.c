@@ -67,7 +67,8 @@ static void reset_params(void)
 {
     static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
                                   "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
-                                  "op_tier_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail"};
+                                  "op_tier_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail",
+                                  "op_base_verbose"};
     opf_finalize();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
 }
@@ -827,6 +828,15 @@ static void test_device(void)
              OPF_KT_COUNT);
     CONTAINS(err, later_type);
     CONTAINS(err, "component devfail: offer for SUM refused: struct_size");
+    /* opf_component_log: silent below its level, named after the component at it. */
+    LACKS(err, "claims 256 bytes");
+    set_param("op_base_verbose", "2");
+    capture_begin();
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    err = capture_end();
+    CONTAINS(err, "opframe: devfail: claims 256 bytes as memory kind 1\n");
+    set_param("op_base_verbose", NULL);
+    CHECK_RC(start(dir), OPF_SUCCESS);
 
     /* The kind exists by name while devfail is loaded; host memory is 0. */
     CHECK(opf_memory_kind_count() == 2, "%d memory kinds, expected host and devfail", opf_memory_kind_count());

@@ -37,6 +37,7 @@ static int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     (void)hw;
     kind = opf_memory_kind_register("devfail", claim);
     if (kind < 0) snprintf(reason, reason_len, "memory kind devfail is taken");
+    opf_component_log(2, "claims %lld bytes as memory kind %d", (long long)bytes, kind);
     return kind < 0;
 }
 
