@@ -2,11 +2,11 @@
 // type) matrix from the two lists in type_list.h.
 #include "base/kernels.h"
 
-#include <array>
 #include <cstddef>
 #include <cstring>
 
 #include "base/compare.h"
+#include "base/matrix.h"
 #include "base/type_list.h"
 
 namespace opf::base {
@@ -47,85 +47,59 @@ template <class T> void copy_elements(void *to, const void *from, opf_count_t n)
         std::memcpy(to, from, std::size_t(n - 1) * sizeof(T) + data_end<T>);
 }
 
-template <class Op, class T> constexpr SlotKernels slot()
-{
-    if constexpr (!Op::template defined<T> || !is_supported<T>)
-        return {};
-    else if constexpr (std::is_same_v<Op, OpNoOp>)
-        return {[](const void *, void *, opf_count_t) {},
-                [](const void *, const void *in2, void *out, opf_count_t n) { copy_elements<T>(out, in2, n); }};
-    else if constexpr (std::is_same_v<Op, OpReplace>)
-        return {[](const void *in, void *inout, opf_count_t n) { copy_elements<T>(inout, in, n); },
-                [](const void *in1, const void *, void *out, opf_count_t n) { copy_elements<T>(out, in1, n); }};
-    else
-        return {&kernel2<Op, T>, &kernel3<Op, T>};
-}
+// One cell of the table: the slot's kernels, or none where the op is not
+// defined on the type.
+struct SlotGen {
+    template <std::size_t O, std::size_t K> static constexpr SlotKernels entry()
+    {
+        using Op = at_t<O, Ops>;
+        using T = at_t<K, KernelTypes>;
+        if constexpr (!Op::template defined<T> || !is_supported<T>)
+            return {};
+        else if constexpr (std::is_same_v<Op, OpNoOp>)
+            return {[](const void *, void *, opf_count_t) {},
+                    [](const void *, const void *in2, void *out, opf_count_t n) { copy_elements<T>(out, in2, n); }};
+        else if constexpr (std::is_same_v<Op, OpReplace>)
+            return {[](const void *in, void *inout, opf_count_t n) { copy_elements<T>(inout, in, n); },
+                    [](const void *in1, const void *, void *out, opf_count_t n) { copy_elements<T>(out, in1, n); }};
+        else
+            return {&kernel2<Op, T>, &kernel3<Op, T>};
+    }
+};
+constexpr auto table = make_matrix<SlotKernels, SlotGen>();
 
-template <class Op, std::size_t... K>
-constexpr std::array<SlotKernels, OPF_KT_COUNT> op_row(std::index_sequence<K...>)
-{
-    return {slot<Op, at_t<K, KernelTypes>>()...};
-}
-
-template <std::size_t... O>
-constexpr std::array<std::array<SlotKernels, OPF_KT_COUNT>, OPF_OPID_COUNT>
-make_table(std::index_sequence<O...>)
-{
-    return {op_row<at_t<O, Ops>>(std::make_index_sequence<OPF_KT_COUNT>{})...};
-}
-
-constexpr auto table = make_table(std::make_index_sequence<OPF_OPID_COUNT>{});
-
-template <std::size_t... K>
-constexpr std::array<int, OPF_KT_COUNT> sizes(std::index_sequence<K...>)
-{
-    return {int(sizeof(at_t<K, KernelTypes>))...};
-}
-template <std::size_t... K>
-constexpr std::array<int, OPF_KT_COUNT> alignments(std::index_sequence<K...>)
-{
-    return {int(alignof(at_t<K, KernelTypes>))...};
-}
+// What the framework knows of each kernel type, one column each.
 template <class V, class I> constexpr int data_size(Pair<V, I> *) { return sizeof(V) + sizeof(I); }
 template <class T> constexpr int data_size(T *) { return sizeof(T); }
-template <std::size_t... K>
-constexpr std::array<int, OPF_KT_COUNT> data_sizes(std::index_sequence<K...>)
-{
-    return {data_size(static_cast<at_t<K, KernelTypes> *>(nullptr))...};
-}
-template <std::size_t... K>
-constexpr std::array<int, OPF_KT_COUNT> data_ends(std::index_sequence<K...>)
-{
-    return {int(data_end<at_t<K, KernelTypes>>)...};
-}
-template <std::size_t... K>
-constexpr std::array<bool, OPF_KT_COUNT> supported(std::index_sequence<K...>)
-{
-    return {is_supported<at_t<K, KernelTypes>>...};
-}
-constexpr auto extent_of = sizes(std::make_index_sequence<OPF_KT_COUNT>{});
-constexpr auto alignment_of = alignments(std::make_index_sequence<OPF_KT_COUNT>{});
-constexpr auto data_size_of = data_sizes(std::make_index_sequence<OPF_KT_COUNT>{});
-constexpr auto data_end_of = data_ends(std::make_index_sequence<OPF_KT_COUNT>{});
-constexpr auto supported_of = supported(std::make_index_sequence<OPF_KT_COUNT>{});
-
 using Comparator = opf_count_t (*)(const void *, const void *, opf_count_t);
-template <std::size_t... K> constexpr std::array<Comparator, OPF_KT_COUNT> comparators(std::index_sequence<K...>)
-{
-    return {&first_difference<at_t<K, KernelTypes>>...};
-}
-constexpr auto comparator_of = comparators(std::make_index_sequence<OPF_KT_COUNT>{});
+struct TypeFacts {
+    int extent, alignment, data_size, data_end;
+    bool supported;
+    Comparator first_difference;
+};
+struct TypeGen {
+    template <std::size_t K> static constexpr TypeFacts entry()
+    {
+        using T = at_t<K, KernelTypes>;
+        return {int(sizeof(T)), int(alignof(T)), data_size(static_cast<T *>(nullptr)), int(data_end<T>),
+                is_supported<T>, &first_difference<T>};
+    }
+};
+constexpr auto facts = make_kernel_type_table<TypeFacts, TypeGen>();
 
 } // namespace
 
-opf_count_t first_difference(int kt, const void *a, const void *b, opf_count_t n) { return comparator_of[kt](a, b, n); }
+opf_count_t first_difference(int kt, const void *a, const void *b, opf_count_t n)
+{
+    return facts[kt].first_difference(a, b, n);
+}
 
 const SlotKernels &kernels(int op_id, int kernel_type) { return table[op_id][kernel_type]; }
-int kernel_type_extent(int kt) { return extent_of[kt]; }
-int kernel_type_alignment(int kt) { return alignment_of[kt]; }
-int kernel_type_data_size(int kt) { return data_size_of[kt]; }
-int kernel_type_data_end(int kt) { return data_end_of[kt]; }
-bool kernel_type_supported(int kt) { return supported_of[kt]; }
+int kernel_type_extent(int kt) { return facts[kt].extent; }
+int kernel_type_alignment(int kt) { return facts[kt].alignment; }
+int kernel_type_data_size(int kt) { return facts[kt].data_size; }
+int kernel_type_data_end(int kt) { return facts[kt].data_end; }
+bool kernel_type_supported(int kt) { return facts[kt].supported; }
 const char *kernel_type_name(int kt) { return kernel_type_names[kt]; }
 const char *op_name(int op_id) { return op_names[op_id]; }
 

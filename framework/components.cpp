@@ -29,28 +29,50 @@
 #include "framework/hwprobe.h"
 #include "framework/op.h"
 #include "framework/params.h"
+#include "framework/runtime.h"
 
 namespace opf {
 
-bool have_memory_kind_components = false;
+bool have_memory_claims = false;
 
 namespace {
 
 // ---- state of one init..finalize ------------------------------------------
+
+// Storage of the size-tiered offers a table slot points into.
+struct Tiers {
+    std::vector<Offer<opf_kernel2_fn>> two;
+    std::vector<Offer<opf_kernel3_fn>> three;
+    std::vector<Offer<opf_device_kernel2_fn>> device2;
+    std::vector<Offer<opf_device_kernel3_fn>> device3;
+    std::vector<Offer<opf_stream_kernel2_fn>> stream2;
+    std::vector<Offer<opf_stream_kernel3_fn>> stream3;
+};
+
+// The offers on one memory kind, per slot.
+struct KindOffers {
+    std::vector<SlotCandidate> candidates[OPF_OPID_COUNT][OPF_KT_COUNT];
+    Tiers tiers[OPF_OPID_COUNT][OPF_KT_COUNT];
+};
 
 struct Repository {
     opf_hw_info_t hw{};
     std::vector<ComponentRecord> components;
     std::vector<FailedFile> failed;
     std::vector<std::unique_ptr<ModuleRecord>> modules;
-    std::vector<SlotCandidate> candidates[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
-    // Storage of the size-tiered offers the table's slots point into.
-    std::vector<Offer<opf_kernel2_fn>> larger2[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
-    std::vector<Offer<opf_kernel3_fn>> larger3[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
-    std::vector<Offer<opf_stream_kernel2_fn>> larger_s2[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
-    std::vector<Offer<opf_stream_kernel3_fn>> larger_s3[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
+    std::vector<MemoryKind> memory_kinds;             // id - 1
+    std::vector<std::unique_ptr<KindOffers>> offers;   // by memory kind id: host first
     std::map<std::pair<int, int>, std::string> pins;   // (op, kernel type) -> provider
     bool ltdl_up = false;
+    // Whose hook runs now: the component registering a memory kind, the
+    // module receiving offers (init is single-threaded, under runtime's lock).
+    int calling = -1;
+    ModuleRecord *querying = nullptr;
+    struct Pending {
+        int memory_kind, kernel_type;
+        SlotCandidate offer;
+    };
+    std::vector<Pending> pending;   // offers of `querying`, kept if its op_query returns 0
 };
 
 Repository repo;
@@ -288,9 +310,21 @@ int apply_op_list(const std::string &list)
 
 // ---- life cycle of each selected component ---------------------------------
 
-void open_and_query(ComponentRecord &c)
+void open_and_query(int index)
 {
+    ComponentRecord &c = repo.components[std::size_t(index)];
     const opf_component_t &comp = *c.component;
+    repo.calling = index;
+    struct Done {   // a component that did not become available serves no memory kind
+        int index;
+        ~Done()
+        {
+            repo.calling = -1;
+            if (repo.components[std::size_t(index)].state == ComponentState::Available) return;
+            while (!repo.memory_kinds.empty() && repo.memory_kinds.back().component == index)
+                repo.memory_kinds.pop_back();
+        }
+    } done{index};
     if (comp.register_params && comp.register_params() != 0) {
         c.state = ComponentState::OpenFailed;
         c.status_text = "failed: register_params returned an error";
@@ -385,7 +419,7 @@ void run_selftests()
     std::mt19937_64 rng(0x5eed0f0bULL);
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-            for (SlotCandidate &c : repo.candidates[op][OPF_MEM_HOST][kt]) {
+            for (SlotCandidate &c : repo.offers[OPF_MEM_HOST]->candidates[op][kt]) {
                 if (c.fn2) c.selftest_failed2 = !passes_selftest(op, kt, c, 2, rng);
                 if (c.fn3) c.selftest_failed3 = !passes_selftest(op, kt, c, 3, rng);
             }
@@ -402,16 +436,21 @@ bool preferred(const SlotCandidate &a, const SlotCandidate &b, const std::string
     return repo.components[a.component].name < repo.components[b.component].name;
 }
 
+std::string pin_of(int op, int kt)
+{
+    const auto it = repo.pins.find({op, kt});
+    return it == repo.pins.end() ? "" : it->second;
+}
+
 // The candidates offering kernel `fn` for a slot (and not dropped by the
 // self-test), best first.
 template <class Fn>
 std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, Fn *SlotCandidate::*fn, bool SlotCandidate::*failed)
 {
-    const auto pin_it = repo.pins.find({op, kt});
-    const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
+    const std::string pin = pin_of(op, kt);
     std::vector<const SlotCandidate *> list;
     if (pin == "base") return list;   // pinned to the base: no component serves it
-    for (const SlotCandidate &c : repo.candidates[op][mem][kt])
+    for (const SlotCandidate &c : repo.offers[std::size_t(mem)]->candidates[op][kt])
         if (c.*fn && !(c.*failed)) list.push_back(&c);
     // The pinned provider ranks first; if it offers nothing here, normal
     // selection decides.
@@ -426,12 +465,12 @@ std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, Fn *SlotCandi
 // Installs the winners of one half: the best all-sizes offer (or the base),
 // and above it every better-ranked offer that serves only large counts.
 template <class Fn>
-void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, const std::vector<const SlotCandidate *> &list,
-             Fn *base_fn, Fn *SlotCandidate::*fn)
+void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, int op, int mem, int kt, Fn *base_fn,
+             Fn *SlotCandidate::*fn, bool SlotCandidate::*failed)
 {
     half = {{base_fn, base_fn ? "base" : nullptr, 0}, nullptr, 0};
     larger.clear();
-    for (const SlotCandidate *c : list) {
+    for (const SlotCandidate *c : ranked(op, mem, kt, fn, failed)) {
         if (c->min_count == 0) {
             half.offer = {c->*fn, repo.components[c->component].name.c_str(), 0};
             c->module->references++;
@@ -449,24 +488,54 @@ void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, const std::vect
 
 void select_all()
 {
+    using C = SlotCandidate;
+    device_tables.assign(repo.memory_kinds.size(), {});
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
-            for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-                if (!base::kernels(op, kt).fn2) continue;   // not a slot
-                const base::SlotKernels host_base = mem == OPF_MEM_HOST ? base::kernels(op, kt) : base::SlotKernels{};
-                Slot &s = op_table[op][mem][kt];
-                using C = SlotCandidate;
-                install(s.two, repo.larger2[op][mem][kt], ranked(op, mem, kt, &C::fn2, &C::selftest_failed2),
-                        host_base.fn2, &C::fn2);
-                install(s.three, repo.larger3[op][mem][kt], ranked(op, mem, kt, &C::fn3, &C::selftest_failed3),
-                        host_base.fn3, &C::fn3);
-                install(s.stream2, repo.larger_s2[op][mem][kt], ranked(op, mem, kt, &C::stream_fn2, &C::never_failed),
-                        static_cast<opf_stream_kernel2_fn *>(nullptr), &C::stream_fn2);
-                install(s.stream3, repo.larger_s3[op][mem][kt], ranked(op, mem, kt, &C::stream_fn3, &C::never_failed),
-                        static_cast<opf_stream_kernel3_fn *>(nullptr), &C::stream_fn3);
-                if (params.verbose >= 5 && !repo.candidates[op][mem][kt].empty())
-                    for (int nbuf : {2, 3}) verbose(5, "%s", explain_slot(op, mem, kt, nbuf).c_str());
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            const base::SlotKernels &base_kernels = base::kernels(op, kt);
+            if (!base_kernels.fn2) continue;   // not a slot
+            Tiers &host_tiers = repo.offers[OPF_MEM_HOST]->tiers[op][kt];
+            HostSlot &h = host_table.slot[op][kt];
+            install(h.two, host_tiers.two, op, OPF_MEM_HOST, kt, base_kernels.fn2, &C::fn2, &C::selftest_failed2);
+            install(h.three, host_tiers.three, op, OPF_MEM_HOST, kt, base_kernels.fn3, &C::fn3, &C::selftest_failed3);
+            for (int mem = 1; mem < memory_kind_count(); ++mem) {
+                Tiers &t = repo.offers[std::size_t(mem)]->tiers[op][kt];
+                DeviceSlot &d = device_tables[std::size_t(mem - 1)].slot[op][kt];
+                install<opf_device_kernel2_fn>(d.two, t.device2, op, mem, kt, nullptr, &C::device2, &C::never_failed);
+                install<opf_device_kernel3_fn>(d.three, t.device3, op, mem, kt, nullptr, &C::device3, &C::never_failed);
+                install<opf_stream_kernel2_fn>(d.stream2, t.stream2, op, mem, kt, nullptr, &C::stream2, &C::never_failed);
+                install<opf_stream_kernel3_fn>(d.stream3, t.stream3, op, mem, kt, nullptr, &C::stream3, &C::never_failed);
             }
+            if (params.verbose >= 5)
+                for (int mem = 0; mem < memory_kind_count(); ++mem)
+                    if (!repo.offers[std::size_t(mem)]->candidates[op][kt].empty())
+                        for (int nbuf : {2, 3}) verbose(5, "%s", explain_slot(op, mem, kt, nbuf).c_str());
+        }
+}
+
+// ---- module intake: op_query and opf_module_offer ---------------------------------
+
+// Why an offer cannot be taken, or "" when it can.
+std::string offer_problem(const ModuleRecord &m, const opf_offer_t &o)
+{
+    if (o.struct_size < sizeof(opf_offer_t))
+        return "struct_size " + std::to_string(o.struct_size) + " is smaller than an ABI-2 offer (" +
+               std::to_string(sizeof(opf_offer_t)) + " bytes): set it to sizeof(opf_offer_t)";
+    if (o.kernel_type < 0 || o.kernel_type >= OPF_KT_COUNT)
+        return "kernel type " + std::to_string(o.kernel_type) + " is unknown to this framework (it knows 0.." +
+               std::to_string(OPF_KT_COUNT - 1) + ")";
+    const bool host = o.memory_kind == OPF_MEM_HOST;
+    if (!host && (o.memory_kind < 0 || o.memory_kind >= memory_kind_count() ||
+                  repo.memory_kinds[std::size_t(o.memory_kind - 1)].component != m.component))
+        return "memory kind " + std::to_string(o.memory_kind) + " is neither host memory nor one this component registered";
+    if (o.min_count < 0) return "min_count " + std::to_string(o.min_count) + " is negative";
+    if (host && (o.device2 || o.device3 || o.stream2 || o.stream3))
+        return "device or stream kernels offered on host memory (host memory takes kernel2 / kernel3)";
+    if (!host && (o.kernel2 || o.kernel3))
+        return "host kernels offered on device memory kind \"" + std::string(memory_kind_name(o.memory_kind)) +
+               "\" (device memory takes device2 / device3 / stream2 / stream3: kernels that return an OPF_* code)";
+    if (!(o.kernel2 || o.kernel3 || o.device2 || o.device3 || o.stream2 || o.stream3)) return "no kernel in the offer";
+    return "";
 }
 
 void query_modules()
@@ -477,26 +546,19 @@ void query_modules()
             if (c.state != ComponentState::Available) continue;
             auto m = std::make_unique<ModuleRecord>();
             m->component = int(ci);
-            if (c.component->op_query(op, &m->module) != 0) continue;
-            const opf_module_t &mod = m->module;
-            if (mod.memory_kind < 0 || mod.memory_kind >= OPF_MEM_KIND_COUNT || mod.min_count < 0) {
-                warn("component %s: module for %s has memory kind %d / min_count %lld; ignored", c.name.c_str(),
-                     base::op_name(op), mod.memory_kind, (long long)mod.min_count);
-                continue;
-            }
-            for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-                if (!mod.fn2[kt] && !mod.fn3[kt] && !mod.stream_fn2[kt] && !mod.stream_fn3[kt]) continue;
-                if (!base::kernels(op, kt).fn2) {
-                    verbose(1, "component %s offers %s on %s, which is not a slot; ignored", c.name.c_str(),
-                            base::op_name(op), base::kernel_type_name(kt));
-                    continue;
-                }
-                repo.candidates[op][mod.memory_kind][kt].push_back(
-                    {int(ci), m.get(), mod.priority, mod.min_count, mod.fn2[kt], mod.fn3[kt], mod.stream_fn2[kt],
-                     mod.stream_fn3[kt]});
+            m->module.op_id = op;
+            repo.querying = m.get();
+            repo.pending.clear();
+            const int declined = c.component->op_query(op, &m->module);
+            repo.querying = nullptr;
+            if (declined) continue;   // its offers go with it
+            for (auto &p : repo.pending) {
+                p.offer.module = m.get();
+                repo.offers[std::size_t(p.memory_kind)]->candidates[op][p.kernel_type].push_back(p.offer);
             }
             repo.modules.push_back(std::move(m));
         }
+    repo.pending.clear();
 }
 
 void enable_modules()
@@ -513,15 +575,15 @@ void enable_modules()
 
 void reset()
 {
-    for (auto &per_mem : repo.candidates)
-        for (auto &per_kt : per_mem)
-            for (auto &list : per_kt) list.clear();
+    repo.offers.clear();
+    repo.offers.push_back(std::make_unique<KindOffers>());   // host memory
+    repo.memory_kinds.clear();
     repo.modules.clear();
     repo.components.clear();
     repo.failed.clear();
     repo.pins.clear();
     clear_component_devices();
-    have_memory_kind_components = false;
+    have_memory_claims = false;
 }
 
 void unload_all()
@@ -541,33 +603,65 @@ void unload_all()
     repo.ltdl_up = false;
 }
 
+// The component whose code called: the one loaded from the file holding
+// `caller` (a component's log calls come from its own object).
+const ComponentRecord *component_at(const void *caller)
+{
+    Dl_info at{}, own{};
+    if (!dladdr(caller, &at)) return nullptr;
+    const ComponentRecord *found = nullptr;
+    for (const ComponentRecord &c : repo.components)
+        if (dladdr(c.component, &own) && own.dli_fbase == at.dli_fbase) {
+            if (found) return nullptr;   // linked-in components share libopframe's file
+            found = &c;
+        }
+    return found;
+}
+
 } // namespace
 
 const std::vector<ComponentRecord> &components() { return repo.components; }
 const std::vector<FailedFile> &failed_files() { return repo.failed; }
-const std::vector<SlotCandidate> &slot_candidates(int op, int mem, int kt) { return repo.candidates[op][mem][kt]; }
+const std::vector<MemoryKind> &memory_kinds() { return repo.memory_kinds; }
+const char *memory_kind_name(int mem)
+{
+    if (mem == OPF_MEM_HOST) return "host";
+    return mem > 0 && mem < memory_kind_count() ? repo.memory_kinds[std::size_t(mem - 1)].name.c_str() : nullptr;
+}
+const std::vector<SlotCandidate> &slot_candidates(int op, int mem, int kt)
+{
+    return repo.offers[std::size_t(mem)]->candidates[op][kt];
+}
 const opf_hw_info_t &hardware() { return repo.hw; }
 
 std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
 {
-    std::string out = std::string(base::op_name(op)) + " " + base::kernel_type_name(kt) + " " +
-                      opf_memory_kind_name(mem) + " " + std::to_string(nbuf) + "-buffer" + (stream ? " stream" : "") + ":";
-    const Slot &s = op_table[op][mem][kt];
-    const auto pin_it = repo.pins.find({op, kt});
-    const std::string pin = pin_it == repo.pins.end() ? "" : pin_it->second;
+    std::string out = std::string(base::op_name(op)) + " " + base::kernel_type_name(kt) + " " + memory_kind_name(mem) +
+                      " " + std::to_string(nbuf) + "-buffer" + (stream ? " stream" : "") + ":";
+    const std::string pin = pin_of(op, kt);
     std::vector<const SlotCandidate *> all;
-    for (const SlotCandidate &c : repo.candidates[op][mem][kt]) all.push_back(&c);
+    for (const SlotCandidate &c : slot_candidates(op, mem, kt)) all.push_back(&c);
     std::sort(all.begin(), all.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
-    const char *winner = stream ? (nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider)
-                                : (nbuf == 2 ? s.two.offer.provider : s.three.offer.provider);
+    const char *winner = nullptr;
+    if (mem == OPF_MEM_HOST) {
+        const HostSlot &s = host_table.slot[op][kt];
+        winner = stream ? nullptr : nbuf == 2 ? s.two.offer.provider : s.three.offer.provider;
+    } else {
+        const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op][kt];
+        winner = stream ? (nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider)
+                        : (nbuf == 2 ? s.two.offer.provider : s.three.offer.provider);
+    }
     for (const SlotCandidate *c : all) {
         const std::string &name = repo.components[c->component].name;
-        const bool has = stream ? (nbuf == 2 ? c->stream_fn2 != nullptr : c->stream_fn3 != nullptr)
-                                : (nbuf == 2 ? c->fn2 != nullptr : c->fn3 != nullptr);
+        const bool has_stream = nbuf == 2 ? c->stream2 != nullptr : c->stream3 != nullptr;
         const bool failed = !stream && (nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3);
         out += "\n  " + name + " priority " + std::to_string(c->priority);
         if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
-        if (!has) out += ": offers no " + std::to_string(nbuf) + "-buffer" + (stream ? " stream" : "") + " kernel";
+        if (stream && !has_stream)
+            out += ": offers no " + std::to_string(nbuf) + "-buffer stream kernel";
+        else if (!stream && !c->offers(nbuf))
+            out += has_stream ? ": a stream kernel only (opf_reduce_local_stream)"
+                              : ": offers no " + std::to_string(nbuf) + "-buffer kernel";
         else if (failed) out += ": self-test FAILED, dropped";
         else if (pin == "base" || (!pin.empty() && pin != name && winner && pin == winner))
             out += ": not the pinned provider (" + pin + ")";
@@ -581,20 +675,23 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
         }
     }
     const bool base_wins = winner && std::strcmp(winner, "base") == 0;
-    out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
-           (base_wins && all.empty() ? " (no component offers this slot)" : "") +
-           (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
-    if (!winner) out += "\n  (no kernel: this memory kind is not served)";
+    if (mem == OPF_MEM_HOST)   // the base computes host memory only
+        out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
+               (base_wins && all.empty() ? " (no component offers this slot)" : "") +
+               (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
+    if (mem != OPF_MEM_HOST) {
+        const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op][kt];
+        const char *stream = nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider;
+        if (stream) out += std::string("\n  stream calls: ") + stream;
+    }
+    if (!winner) out += "\n  (no kernel: this memory kind is not served by synchronous calls)";
     return out;
 }
 
 int memory_kind_of(const void *ptr)
 {
-    for (const ComponentRecord &c : repo.components)
-        if (c.state == ComponentState::Available && c.component->memory_kind) {
-            const int kind = c.component->memory_kind(ptr);
-            if (kind > OPF_MEM_HOST && kind < OPF_MEM_KIND_COUNT) return kind;
-        }
+    for (std::size_t k = 0; k < repo.memory_kinds.size(); ++k)
+        if (repo.memory_kinds[k].claim && repo.memory_kinds[k].claim(ptr)) return int(k) + 1;
     return OPF_MEM_HOST;
 }
 
@@ -613,10 +710,12 @@ int components_init()
         unload_all();
         return rc;
     }
-    for (ComponentRecord &c : repo.components)
-        if (c.state == ComponentState::Available) open_and_query(c);
-    for (const ComponentRecord &c : repo.components)
-        have_memory_kind_components |= c.state == ComponentState::Available && c.component->memory_kind;
+    for (std::size_t i = 0; i < repo.components.size(); ++i)
+        if (repo.components[i].state == ComponentState::Available) open_and_query(int(i));
+    for (const MemoryKind &k : repo.memory_kinds) {
+        repo.offers.push_back(std::make_unique<KindOffers>());
+        have_memory_claims |= k.claim != nullptr;
+    }
     parse_pins(params.pin);
     query_modules();
     if (params.selftest) run_selftests();
@@ -632,3 +731,105 @@ void components_finalize()
 }
 
 } // namespace opf
+
+// ---- the calls components make (component.h) -------------------------------------
+
+using namespace opf;
+
+OPF_API int opf_module_offer(opf_module_t *module, const opf_offer_t *offer)
+{
+    ModuleRecord *m = repo.querying;
+    if (!m || module != &m->module || !offer) {
+        warn("opf_module_offer: %s", !offer ? "offer is NULL" : "called outside op_query, or with another module");
+        return OPF_ERR_ARG;
+    }
+    const ComponentRecord &c = repo.components[std::size_t(m->component)];
+    const char *op = base::op_name(m->module.op_id);
+    if (const std::string problem = offer_problem(*m, *offer); !problem.empty()) {
+        warn("component %s: offer for %s refused: %s", c.name.c_str(), op, problem.c_str());
+        return OPF_ERR_ARG;
+    }
+    const int kt = offer->kernel_type;
+    if (!base::kernels(m->module.op_id, kt).fn2) {
+        verbose(1, "component %s offers %s on %s, which is not a slot; ignored", c.name.c_str(), op,
+                base::kernel_type_name(kt));
+        return OPF_ERR_ARG;
+    }
+    repo.pending.push_back({offer->memory_kind, kt,
+                            {m->component, nullptr, offer->priority, offer->min_count, offer->kernel2, offer->kernel3,
+                             offer->device2, offer->device3, offer->stream2, offer->stream3}});
+    return OPF_SUCCESS;
+}
+
+OPF_API int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim)
+{
+    if (repo.calling < 0) {
+        warn("opf_memory_kind_register: call it from the component's init_query");
+        return -OPF_ERR_ARG;
+    }
+    const std::string &who = repo.components[std::size_t(repo.calling)].name;
+    const bool well_formed = name && *name && std::all_of(name, name + std::strlen(name), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    std::string taken_by = name && std::strcmp(name, "host") == 0 ? "the framework" : "";
+    for (const MemoryKind &k : repo.memory_kinds)
+        if (name && k.name == name) taken_by = "component " + repo.components[std::size_t(k.component)].name;
+    if (!well_formed || !taken_by.empty()) {
+        warn("component %s: memory kind \"%s\" refused: %s", who.c_str(), name ? name : "(null)",
+             well_formed ? ("already registered by " + taken_by).c_str() : "a name is lower-case letters, digits and '_'");
+        return -OPF_ERR_ARG;
+    }
+    repo.memory_kinds.push_back({name, claim, repo.calling});
+    verbose(1, "component %s registered memory kind %s (id %zu%s)", who.c_str(), name, repo.memory_kinds.size(),
+            claim ? "" : ", stream calls only");
+    return int(repo.memory_kinds.size());
+}
+
+OPF_API int opf_component_set_error(int code, const char *fmt, ...)
+{
+    char text[OPF_MAX_ERROR_STRING * 2];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    return fail(code, "%s", text);
+}
+
+OPF_API void opf_component_log(int level, const char *fmt, ...)
+{
+    if (params.verbose < level) return;
+    const ComponentRecord *c = component_at(__builtin_return_address(0));
+    std::string line = "opframe: " + (c ? c->name + ": " : std::string());
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    std::fprintf(stderr, "%s%s\n", line.c_str(), text);
+}
+
+OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)
+{
+    if (!memory_kind) return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: memory_kind is NULL");
+    *memory_kind = -1;
+    if (!name) return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: name is NULL");
+    if (int rc = ensure_initialized()) return rc;
+    for (int mem = 0; mem < memory_kind_count(); ++mem)
+        if (std::strcmp(memory_kind_name(mem), name) == 0) {
+            *memory_kind = mem;
+            return OPF_SUCCESS;
+        }
+    return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: no available component registered memory kind \"%s\"", name);
+}
+
+OPF_API int opf_memory_kind_count(void)
+{
+    ensure_initialized();
+    return memory_kind_count();
+}
+
+OPF_API const char *opf_memory_kind_name(int memory_kind)
+{
+    ensure_initialized();
+    return memory_kind_name(memory_kind);
+}

@@ -33,22 +33,39 @@ struct ModuleRecord {
     int references = 0;                 // installed kernels
 };
 
-// One component's offer for one slot, kept for --explain.
+// One component's offer for one slot (opf_offer_t as the framework keeps it),
+// kept for --explain.
 struct SlotCandidate {
     int component;                      // index in components()
     ModuleRecord *module;
     int priority;
     opf_count_t min_count;
-    opf_kernel2_fn *fn2;
+    opf_kernel2_fn *fn2;                // host memory
     opf_kernel3_fn *fn3;
-    opf_stream_kernel2_fn *stream_fn2;
-    opf_stream_kernel3_fn *stream_fn3;
+    opf_device_kernel2_fn *device2;     // device memory, synchronous
+    opf_device_kernel3_fn *device3;
+    opf_stream_kernel2_fn *stream2;     // device memory, on a stream
+    opf_stream_kernel3_fn *stream3;
     bool selftest_failed2 = false, selftest_failed3 = false;
-    bool never_failed = false;   // stream kernels are not self-tested (device memory)
+    bool never_failed = false;   // device kernels are not self-tested (device memory)
+
+    // Whether it offers a synchronous kernel for nbuf buffers (2 or 3).
+    bool offers(int nbuf) const { return nbuf == 2 ? fn2 || device2 : fn3 || device3; }
+};
+
+// A device memory kind a component registered (id = index + 1).
+struct MemoryKind {
+    std::string name;
+    opf_memory_claim_fn *claim;         // nullptr: reached by stream calls only
+    int component;                      // index in components()
 };
 
 const std::vector<ComponentRecord> &components();
 const std::vector<FailedFile> &failed_files();
+const std::vector<MemoryKind> &memory_kinds();
+// Host and the registered kinds: valid ids are 0 .. memory_kind_count() - 1.
+inline int memory_kind_count() { return 1 + int(memory_kinds().size()); }
+const char *memory_kind_name(int mem);
 const std::vector<SlotCandidate> &slot_candidates(int op_id, int mem, int kt);
 const opf_hw_info_t &hardware();
 // Explains the selection of a slot half in words, for opframe_info --explain:
@@ -61,8 +78,9 @@ int components_init();
 // finalize: release modules, close components, unload files.
 void components_finalize();
 
-// Whether any loaded component answers memory-kind queries (device memory).
-extern bool have_memory_kind_components;
+// Whether some registered memory kind has a claim hook: only then do
+// opf_reduce_local's buffers need asking about.
+extern bool have_memory_claims;
 // The memory kind of a pointer (OPF_MEM_HOST when no component claims it).
 int memory_kind_of(const void *ptr);
 

@@ -59,7 +59,7 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_kernels: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
     if (!provider) {
-        const Slot &s = op_table[op_id][OPF_MEM_HOST][kt];
+        const HostSlot &s = host_table.slot[op_id][kt];
         *fn2 = s.two.pick(count);
         *fn3 = s.three.pick(count);
         return OPF_SUCCESS;
@@ -83,10 +83,14 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
 
 OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, opf_count_t count)
 {
-    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT ||
-        ensure_initialized())
+    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || mem < 0 ||
+        mem >= memory_kind_count())
         return nullptr;
-    const Slot &s = op_table[op_id][mem][kt];
+    if (mem == OPF_MEM_HOST) {
+        const HostSlot &s = host_table.slot[op_id][kt];
+        return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
+    }
+    const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
 }
 
@@ -97,10 +101,12 @@ OPF_API const char *opf_slot_provider(int op_id, int kt, int nbuf, opf_count_t c
 
 OPF_API int opf_slot_explain(int op_id, int kt, int mem, int nbuf, char *buf, int len)
 {
-    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0 || mem >= OPF_MEM_KIND_COUNT)
-        return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3)) return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_explain: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
+    if (mem < 0 || mem >= memory_kind_count())
+        return fail(OPF_ERR_ARG, "opf_slot_explain: memory kind %d is not registered (%d known)", mem,
+                    memory_kind_count());
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf).c_str());
     return OPF_SUCCESS;
 }
@@ -142,38 +148,39 @@ OPF_API int opf_failed_describe(int index, opf_failed_info_t *info)
 }
 
 // ---- memory kinds by name, stream kernels -------------------------------------
+// (the kinds themselves are registered at run time: components.cpp)
 
 namespace {
-// Index = OPF_MEM_* value (component.h); one name per kind.
-constexpr const char *memory_kind_names[OPF_MEM_KIND_COUNT] = {"host", "cuda", "opencl"};
-bool valid_mem(int mem) { return mem >= 0 && mem < OPF_MEM_KIND_COUNT; }
+bool valid_mem(int mem) { return mem >= 0 && mem < memory_kind_count(); }
 } // namespace
 
-OPF_API int opf_memory_kind_count(void) { return OPF_MEM_KIND_COUNT; }
-
-OPF_API const char *opf_memory_kind_name(int mem) { return valid_mem(mem) ? memory_kind_names[mem] : nullptr; }
-
+// opf_memory_kind_lookup's case-insensitive twin for tools: -1 when unknown.
 OPF_API int opf_memory_kind_by_name(const char *name)
 {
-    for (int mem = 0; name && mem < OPF_MEM_KIND_COUNT; ++mem)
-        if (strcasecmp(name, memory_kind_names[mem]) == 0) return mem;
+    for (int mem = 0; name && mem < memory_kind_count(); ++mem)
+        if (strcasecmp(name, memory_kind_name(mem)) == 0) return mem;
     return -1;
 }
 
 OPF_API const char *opf_slot_stream_provider(int op_id, int kt, int mem, int nbuf, opf_count_t count)
 {
-    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || !valid_mem(mem) || ensure_initialized()) return nullptr;
-    const Slot &s = op_table[op_id][mem][kt];
+    if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || !valid_mem(mem) ||
+        mem == OPF_MEM_HOST)   // host memory has no stream kernels
+        return nullptr;
+    const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     return nbuf == 2 ? s.stream2.offer_for(count).provider : s.stream3.offer_for(count).provider;
 }
 
 OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *buf, int len)
 {
-    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || !valid_mem(mem))
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0)
         return fail(OPF_ERR_ARG, "opf_slot_explain_stream: bad argument");
     if (!valid_slot(op_id, kt))
         return fail(OPF_ERR_OP, "opf_slot_explain_stream: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
+    if (!valid_mem(mem))
+        return fail(OPF_ERR_ARG, "opf_slot_explain_stream: memory kind %d is not registered (%d known)", mem,
+                    memory_kind_count());
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf, true).c_str());
     return OPF_SUCCESS;
 }
@@ -203,7 +210,7 @@ OPF_API int opf_slot_tiers(int op_id, int kt, int nbuf, opf_slot_tier_t *tiers, 
                     ntiers ? "ntiers set" : "ntiers NULL");
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_tiers: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
-    const Slot &s = op_table[op_id][OPF_MEM_HOST][kt];
+    const HostSlot &s = host_table.slot[op_id][kt];
     *ntiers = nbuf == 2 ? write_tiers(s.two, &opf_slot_tier_t::fn2, tiers, max)
                         : write_tiers(s.three, &opf_slot_tier_t::fn3, tiers, max);
     return OPF_SUCCESS;

@@ -10,19 +10,18 @@
 
 namespace opf {
 
-OpTable op_table;
+SlotTable<HostSlot> host_table;
+std::vector<SlotTable<DeviceSlot>> device_tables;
 
 void load_base_table()
 {
+    device_tables.clear();
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            for (int mem = 1; mem < OPF_MEM_KIND_COUNT; ++mem) op_table[op][mem][kt] = {};   // no device kernels
             const base::SlotKernels &k = base::kernels(op, kt);
-            Slot &s = op_table[op][OPF_MEM_HOST][kt];
+            HostSlot &s = host_table.slot[op][kt];
             s.two = {{k.fn2, k.fn2 ? "base" : nullptr, 0}, nullptr, 0};
             s.three = {{k.fn3, k.fn3 ? "base" : nullptr, 0}, nullptr, 0};
-            s.stream2 = {};
-            s.stream3 = {};
         }
 }
 

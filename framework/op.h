@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <opframe/component.h>
 
@@ -37,19 +38,32 @@ template <class Fn> struct SlotHalf {
     }
 };
 
-struct Slot {
+// A slot of host memory: the kernels opf_reduce_local runs in place.
+struct HostSlot {
     SlotHalf<opf_kernel2_fn> two;
     SlotHalf<opf_kernel3_fn> three;
-    // Kernels enqueued on a caller's stream / queue (device memory kinds).
+};
+
+// A slot of a device memory kind: synchronous kernels that may fail, and
+// kernels enqueued on a caller's stream / queue.
+struct DeviceSlot {
+    SlotHalf<opf_device_kernel2_fn> two;
+    SlotHalf<opf_device_kernel3_fn> three;
     SlotHalf<opf_stream_kernel2_fn> stream2;
     SlotHalf<opf_stream_kernel3_fn> stream3;
 };
 
-// The mixed table: for each predefined op, memory kind and kernel type.
-using OpTable = Slot[OPF_OPID_COUNT][OPF_MEM_KIND_COUNT][OPF_KT_COUNT];
-extern OpTable op_table;
+template <class S> struct SlotTable {
+    S slot[OPF_OPID_COUNT][OPF_KT_COUNT];
+};
 
-// Fills every slot of op_table from the base (init).
+// The mixed tables: host memory, and one per memory kind a device component
+// registered (kind k at device_tables[k - 1]; filled at init, fixed until
+// finalize).
+extern SlotTable<HostSlot> host_table;
+extern std::vector<SlotTable<DeviceSlot>> device_tables;
+
+// Fills host_table from the base and drops the device tables (init, finalize).
 void load_base_table();
 
 struct UserOp {

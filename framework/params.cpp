@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <opframe/introspect.h>
+#include <opframe/component.h>   // opf_param_spec_t, opf_param_register
 
 #include "config.h"
 #include "framework/error.h"

@@ -2,6 +2,7 @@
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
@@ -125,7 +126,11 @@ template <class Body>
     return body(op_id, nullptr, t);
 }
 
-const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][mem][kernel_type]; }
+const HostSlot &slot(int op_id, int kernel_type) { return host_table.slot[op_id][kernel_type]; }
+const DeviceSlot &device_slot(int op_id, int mem, int kernel_type)
+{
+    return device_tables[std::size_t(mem - 1)].slot[op_id][kernel_type];
+}
 
 // The memory kind a call runs on: host, unless a device component claims one
 // of the buffers. Then the call runs on that device's kernels, which stage
@@ -151,67 +156,67 @@ const Slot &slot(int op_id, int mem, int kernel_type) { return op_table[op_id][m
 // the base kernel, whose loads and stores are memcpy: safe at any address.
 inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addresses & (alignment - 1); }
 
-[[gnu::always_inline]] inline opf_kernel2_fn *kernel2(int op_id, int mem, int kt, opf_count_t n, uintptr_t alignment,
+[[gnu::always_inline]] inline opf_kernel2_fn *kernel2(int op_id, int kt, opf_count_t n, uintptr_t alignment,
                                                       const void *in, const void *inout)
 {
-    if (misaligned(alignment, uintptr_t(in) | uintptr_t(inout)) && mem == OPF_MEM_HOST) [[unlikely]]
+    if (misaligned(alignment, uintptr_t(in) | uintptr_t(inout))) [[unlikely]]
         return base::kernels(op_id, kt).fn2;
-    return slot(op_id, mem, kt).two.pick(n);
+    return slot(op_id, kt).two.pick(n);
 }
 
-[[gnu::always_inline]] inline opf_kernel3_fn *kernel3(int op_id, int mem, int kt, opf_count_t n, uintptr_t alignment,
+[[gnu::always_inline]] inline opf_kernel3_fn *kernel3(int op_id, int kt, opf_count_t n, uintptr_t alignment,
                                                       const void *in1, const void *in2, const void *out)
 {
-    if (misaligned(alignment, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) && mem == OPF_MEM_HOST) [[unlikely]]
+    if (misaligned(alignment, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out))) [[unlikely]]
         return base::kernels(op_id, kt).fn3;
-    return slot(op_id, mem, kt).three.pick(n);
+    return slot(op_id, kt).three.pick(n);
 }
 
 // A type that is not dense: one kernel call per leaf of each item. A type
 // without data has nothing to reduce, whatever the count.
-[[gnu::noinline]] void walk2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t, int mem)
+[[gnu::noinline]] void walk2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count, const Datatype &t)
 {
     if (t.size == 0) return;
     auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
         const uintptr_t alignment = base::kernel_type_alignment(kt);
-        kernel2(op_id, mem, kt, n, alignment, in + at, inout + at)(in + at, inout + at, n);
+        kernel2(op_id, kt, n, alignment, in + at, inout + at)(in + at, inout + at, n);
     };
     for (opf_count_t i = 0; i < count; ++i) for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
 }
 
 [[gnu::noinline]] void walk3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count,
-                             const Datatype &t, int mem)
+                             const Datatype &t)
 {
     if (t.size == 0) return;
     auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
         const uintptr_t alignment = base::kernel_type_alignment(kt);
-        kernel3(op_id, mem, kt, n, alignment, in1 + at, in2 + at, out + at)(in1 + at, in2 + at, out + at, n);
+        kernel3(op_id, kt, n, alignment, in1 + at, in2 + at, out + at)(in1 + at, in2 + at, out + at, n);
     };
     for (opf_count_t i = 0; i < count; ++i) for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
 }
 
 // Predefined op, 2-buffer, on any datatype.
 [[gnu::always_inline]] inline void apply2(int op_id, const Bytes *in, Bytes *inout, opf_count_t count,
-                                          const Datatype &t, int mem = OPF_MEM_HOST)
+                                          const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel2(op_id, mem, t.kernel_type, n, t.alignment, in, inout)(in, inout, n);
+        kernel2(op_id, t.kernel_type, n, t.alignment, in, inout)(in, inout, n);
         return;
     }
-    walk2(op_id, in, inout, count, t, mem);
+    walk2(op_id, in, inout, count, t);
 }
 
 // Predefined op, 3-buffer, on any datatype.
 [[gnu::always_inline]] inline void apply3(int op_id, const Bytes *in1, const Bytes *in2, Bytes *out,
-                                          opf_count_t count, const Datatype &t, int mem = OPF_MEM_HOST)
+                                          opf_count_t count, const Datatype &t)
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel3(op_id, mem, t.kernel_type, n, t.alignment, in1, in2, out)(in1, in2, out, n);
+        kernel3(op_id, t.kernel_type, n, t.alignment, in1, in2, out)(in1, in2, out, n);
         return;
     }
-    walk3(op_id, in1, in2, out, count, t, mem);
+    walk3(op_id, in1, in2, out, count, t);
 }
 
 // A predefined op on device memory: the slot must have a kernel for that kind.
@@ -220,12 +225,51 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 {
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         if (!(c.type->kernel_types >> kt & 1)) continue;
-        const Slot &s = slot(c.op_id, mem, kt);
+        const DeviceSlot &s = device_slot(c.op_id, mem, kt);
         if (!(nbuf == 2 ? s.two.offer.fn || s.two.larger : s.three.offer.fn || s.three.larger))
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
-                             "the buffers are device memory and no component serves this op on it");
+                             "the buffers are %s memory and no component serves this op on it", memory_kind_name(mem));
     }
     return OPF_SUCCESS;
+}
+
+// Runs a device kernel (synchronous or on a stream) and turns its failure
+// into the caller's error: the code it returned, and the reason the
+// component gave (opf_component_set_error), naming the component.
+template <class Fn, class... Args>
+[[gnu::cold]] int run_device(const char *function, opf_op_t op, opf_datatype_t datatype, const Offer<Fn> &offer,
+                             Args... args)
+{
+    fail(OPF_SUCCESS, "%s", "");   // a reason left by an earlier call is not this kernel's
+    const int rc = offer.fn(args...);
+    if (rc == OPF_SUCCESS) [[likely]] return rc;
+    char reason[OPF_MAX_ERROR_STRING * 2];
+    std::snprintf(reason, sizeof reason, "%s", *opf_last_error() ? opf_last_error() : "no reason given");
+    return fail_call(rc > OPF_SUCCESS && rc < OPF_ERR_LASTCODE ? rc : OPF_ERR_INTERN, function, op, datatype,
+                     "component %s failed: %s", offer.provider, reason);
+}
+
+// Predefined op on device memory, 2- or 3-buffer (in2 == nullptr: 2-buffer,
+// in place in out): one device kernel per contiguous run; stops at the first
+// failure and returns it.
+[[gnu::cold]] int apply_device(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c, int mem,
+                               const Bytes *in1, const Bytes *in2, Bytes *out, opf_count_t count)
+{
+    const Datatype &t = *c.type;
+    auto run = [&](opf_aint_t at, int kt, opf_count_t n) {
+        const DeviceSlot &s = device_slot(c.op_id, mem, kt);
+        return in2 ? run_device(function, op, datatype, s.three.offer_for(n), in1 + at, in2 + at, out + at, n)
+                   : run_device(function, op, datatype, s.two.offer_for(n), in1 + at, out + at, n);
+    };
+    if (t.size == 0) return OPF_SUCCESS;
+    if (t.dense) return run(0, t.kernel_type, count * t.basic_per_item);
+    int rc = OPF_SUCCESS;
+    auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
+        if (rc == OPF_SUCCESS) rc = run(at, kt, n);
+    };
+    for (opf_count_t i = 0; i < count && rc == OPF_SUCCESS; ++i)
+        for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
+    return rc;
 }
 
 // User op: inoutvec = invec op inoutvec. An int callback gets at most
@@ -301,18 +345,21 @@ try {
                              inbuf ? "inoutbuf" : "inbuf", (long long)count);
         auto in = static_cast<const Bytes *>(inbuf);
         auto inout = static_cast<Bytes *>(inoutbuf);
-        int mem = OPF_MEM_HOST;
-        if (have_memory_kind_components) [[unlikely]] {
+        if (have_memory_claims) [[unlikely]] {
+            int mem = OPF_MEM_HOST;
             if (int rc = device_memory_kind("opf_reduce_local", op, datatype, {inoutbuf, inbuf}, mem)) return rc;
-            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local", op, datatype, {op_id, user, &t}, mem, 2)))
-                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype,
-                                          "user ops run on host memory only")
-                              : OPF_ERR_BUFFER;
+            if (mem != OPF_MEM_HOST) {
+                if (user)
+                    return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "user ops run on host memory only");
+                const Call c{op_id, user, &t};
+                if (int rc = check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)) return rc;
+                return apply_device("opf_reduce_local", op, datatype, c, mem, in, nullptr, inout, count);
+            }
         }
         if (user) [[unlikely]]
             call_user(*user, in, inout, count, datatype, t);
         else
-            apply2(op_id, in, inout, count, t, mem);
+            apply2(op_id, in, inout, count, t);
         return OPF_SUCCESS;
     });
 } catch (...) {
@@ -330,17 +377,20 @@ try {
         auto a = static_cast<const Bytes *>(in1);
         auto b = static_cast<const Bytes *>(in2);
         auto o = static_cast<Bytes *>(out);
-        int mem = OPF_MEM_HOST;
-        if (have_memory_kind_components) [[unlikely]] {
+        if (have_memory_claims) [[unlikely]] {
+            int mem = OPF_MEM_HOST;
             if (int rc = device_memory_kind("opf_reduce_local3", op, datatype, {out, in1, in2}, mem)) return rc;
-            if (mem != OPF_MEM_HOST && (user || check_device_slot("opf_reduce_local3", op, datatype, {op_id, user, &t}, mem, 3)))
-                return user ? fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype,
-                                          "user ops run on host memory only")
-                              : OPF_ERR_BUFFER;
+            if (mem != OPF_MEM_HOST) {
+                if (user)
+                    return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "user ops run on host memory only");
+                const Call c{op_id, user, &t};
+                if (int rc = check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)) return rc;
+                return apply_device("opf_reduce_local3", op, datatype, c, mem, a, b, o, count);
+            }
         }
         if (user) [[unlikely]]
             return call_user3(*user, a, b, o, count, op, datatype, t);
-        apply3(op_id, a, b, o, count, t, mem);
+        apply3(op_id, a, b, o, count, t);
         return OPF_SUCCESS;
     });
 } catch (...) {
@@ -358,12 +408,14 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 {
     const Datatype &t = *c.type;
     if (c.user) return fail_call(OPF_ERR_OP, function, op, datatype, "user ops cannot be enqueued on a stream");
-    if (memory_kind <= OPF_MEM_HOST || memory_kind >= OPF_MEM_KIND_COUNT)
-        return fail_call(OPF_ERR_ARG, function, op, datatype, "memory kind %d is not a device kind", memory_kind);
     if (!t.dense && t.size > 0)
         return fail_call(OPF_ERR_TYPE, function, op, datatype, "stream reductions need a contiguous datatype");
     n = t.dense ? count * t.basic_per_item : 0;
     if (n == 0) return OPF_SUCCESS;
+    if (memory_kind <= OPF_MEM_HOST || memory_kind >= memory_kind_count())   // as a kind nobody serves
+        return fail_call(OPF_ERR_OP, function, op, datatype,
+                         "no component offers a stream kernel on memory kind %d: no available component registered it",
+                         memory_kind);
     for (const void *p : buffers)
         if (!p) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "a buffer is NULL with count %lld",
                                  (long long)count);
@@ -373,7 +425,7 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
 [[gnu::cold]] int no_stream_kernel(const char *function, opf_op_t op, opf_datatype_t datatype, int memory_kind)
 {
     return fail_call(OPF_ERR_OP, function, op, datatype,
-                     "no component offers a stream kernel for this slot on memory kind %d", memory_kind);
+                     "no component offers a stream kernel for this slot on %s memory", memory_kind_name(memory_kind));
 }
 
 } // namespace
@@ -388,9 +440,9 @@ try {
                                        {inbuf, inoutbuf}, {op_id, user, &t}, n))
             return rc;
         if (n == 0) return OPF_SUCCESS;
-        opf_stream_kernel2_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream2.pick(n);
-        if (!fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
-        return fn(inbuf, inoutbuf, n, stream);
+        const auto &offer = device_slot(op_id, memory_kind, t.kernel_type).stream2.offer_for(n);
+        if (!offer.fn) return no_stream_kernel("opf_reduce_local_stream", op, datatype, memory_kind);
+        return run_device("opf_reduce_local_stream", op, datatype, offer, inbuf, inoutbuf, n, stream);
     });
 } catch (...) {
     return fail_exception("opf_reduce_local_stream");
@@ -405,9 +457,9 @@ try {
                                        {in1, in2, out}, {op_id, user, &t}, n))
             return rc;
         if (n == 0) return OPF_SUCCESS;
-        opf_stream_kernel3_fn *fn = slot(op_id, memory_kind, t.kernel_type).stream3.pick(n);
-        if (!fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
-        return fn(in1, in2, out, n, stream);
+        const auto &offer = device_slot(op_id, memory_kind, t.kernel_type).stream3.offer_for(n);
+        if (!offer.fn) return no_stream_kernel("opf_reduce_local3_stream", op, datatype, memory_kind);
+        return run_device("opf_reduce_local3_stream", op, datatype, offer, in1, in2, out, n, stream);
     });
 } catch (...) {
     return fail_exception("opf_reduce_local3_stream");

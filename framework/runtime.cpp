@@ -85,3 +85,11 @@ OPF_API int opf_initialized(int *flag)
     *flag = initialized.load(std::memory_order_acquire);
     return OPF_SUCCESS;
 }
+
+OPF_API int opf_get_api_version(int *major, int *minor, int *patch)
+{
+    if (major) *major = OPF_VERSION_MAJOR;
+    if (minor) *minor = OPF_VERSION_MINOR;
+    if (patch) *patch = OPF_VERSION_PATCH;
+    return OPF_SUCCESS;
+}

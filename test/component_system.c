@@ -12,7 +12,8 @@
  *   OPF_TEST_DIR_DUP       a second opf_op_alpha.so
  *   OPF_TEST_DIR_MISSING   a directory that does not exist
  *   OPF_TEST_DIR_EXAMPLE   the example component built out of tree
- * Usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|all]...
+ *   OPF_TEST_DIR_DEVICE    alpha, devfail (a device memory kind whose kernels fail on request)
+ * Usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|all]...
  *
  * Each section sets the parameters it needs with opf_param_set (API values
  * outlive opf_finalize) and starts a fresh opf_init. Every OPF_MCA_* variable
@@ -26,6 +27,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <opframe/device.h>
 #include <opframe/introspect.h>
 
 extern char **environ;
@@ -65,7 +67,8 @@ static void reset_params(void)
 {
     static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
                                   "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
-                                  "op_tier_min_count"};
+                                  "op_tier_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail",
+                                  "op_base_verbose"};
     opf_finalize();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
 }
@@ -664,6 +667,7 @@ static void test_broken(void)
 
     /* Each broken file: skipped with its reason, not a component. */
     expect_failed("opf_op_abi.so", "ABI version 999", NULL);
+    expect_failed("opf_op_abiv1.so", "component ABI version 1, this framework speaks 2", NULL);
     expect_failed("opf_op_nosym.so", "missing symbol opf_op_nosym_component", NULL);
     expect_failed("opf_op_mismatch.so", "name mismatch", "\"other\"");
     expect_failed("opf_op_fw.so", "framework \"coll\"", NULL);
@@ -674,7 +678,7 @@ static void test_broken(void)
     if (find_failed("/opf_op_garbage.so", &f) >= 0)
         CHECK(strstr(f.reason, "file not found") == NULL, "opf_op_garbage.so exists, yet its reason is \"%s\"",
               f.reason);
-    static const char *not_components[] = {"abi", "nosym", "mismatch", "other", "fw", "needdep", "garbage"};
+    static const char *not_components[] = {"abi", "abiv1", "nosym", "mismatch", "other", "fw", "needdep", "garbage"};
     for (size_t i = 0; i < sizeof not_components / sizeof not_components[0]; ++i)
         CHECK(find_component(not_components[i], &info) < 0, "%s is listed as a component", not_components[i]);
 
@@ -686,7 +690,7 @@ static void test_broken(void)
         CONTAINS(f.reason, "duplicate");
         CONTAINS(f.reason, broken);
     }
-    CHECK(opf_failed_count() == 7, "%d failed files, expected 7", opf_failed_count());
+    CHECK(opf_failed_count() == 8, "%d failed files, expected 8", opf_failed_count());
     for (int i = 0; i < opf_failed_count(); ++i)
         if (opf_failed_describe(i, &f) == OPF_SUCCESS)
             printf("  failed: %s\n          %s\n", f.path, f.reason);
@@ -700,7 +704,7 @@ static void test_broken(void)
     CHECK_RC(start(path), OPF_SUCCESS);
     err = capture_end();
     LACKS(err, "skipped");
-    CHECK(opf_failed_count() == 7, "quiet: %d failed files, expected 7", opf_failed_count());
+    CHECK(opf_failed_count() == 8, "quiet: %d failed files, expected 8", opf_failed_count());
     set_param("mca_component_show_load_errors", NULL);
 
     /* Only missing directories: no component, the base serves everything. */
@@ -815,6 +819,104 @@ static void test_example(void)
     opf_finalize();
 }
 
+/* ---- 10. device memory kinds: registered at run time; kernels that fail -------------- */
+
+static void test_device(void)
+{
+    const char *dir = dir_of("OPF_TEST_DIR_DEVICE");
+    static int32_t device[64];   /* the memory devfail claims */
+    int32_t host[64], in[64], expect[64];
+    char number[32];
+    int kind = -1;
+    reset_params();
+    snprintf(number, sizeof number, "%lld", (long long)(uintptr_t)device);
+    set_param("op_devfail_base", number);
+    set_param("op_devfail_bytes", "256");
+    capture_begin();
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    const char *err = capture_end();
+
+    /* Offers are growable: a later kernel type and a too-short offer are
+     * refused with the reason; devfail's SUM offer, longer than this
+     * framework's opf_offer_t, is taken (op_query returned 0 only if all
+     * three calls answered so). */
+    char later_type[128];
+    snprintf(later_type, sizeof later_type, "component devfail: offer for SUM refused: kernel type %d is unknown",
+             OPF_KT_COUNT);
+    CONTAINS(err, later_type);
+    CONTAINS(err, "component devfail: offer for SUM refused: struct_size");
+    /* opf_component_log: silent below its level, named after the component at it. */
+    LACKS(err, "claims 256 bytes");
+    set_param("op_base_verbose", "2");
+    capture_begin();
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    err = capture_end();
+    CONTAINS(err, "opframe: devfail: claims 256 bytes as memory kind 1\n");
+    set_param("op_base_verbose", NULL);
+    CHECK_RC(start(dir), OPF_SUCCESS);
+
+    /* The kind exists by name while devfail is loaded; host memory is 0. */
+    CHECK(opf_memory_kind_count() == 2, "%d memory kinds, expected host and devfail", opf_memory_kind_count());
+    CHECK_RC(opf_memory_kind_lookup("devfail", &kind), OPF_SUCCESS);
+    CHECK(kind == 1 && strcmp(opf_memory_kind_name(kind), "devfail") == 0, "devfail is kind %d (\"%s\")", kind,
+          opf_memory_kind_name(kind) ? opf_memory_kind_name(kind) : "(null)");
+    CHECK(strcmp(opf_memory_kind_name(OPF_MEM_HOST), "host") == 0, "kind 0 is not host");
+    int none = 7;
+    CHECK_RC(opf_memory_kind_lookup("cuda", &none), OPF_ERR_ARG);
+    CHECK(none == -1, "an unknown kind gave %d", none);
+    CHECK(opf_slot_provider_mem(SUM, I32, kind, 2, 1) && strcmp(opf_slot_provider_mem(SUM, I32, kind, 2, 1), "devfail") == 0,
+          "SUM INT32 on devfail memory is not devfail's");
+
+    /* A failing synchronous device kernel: its code and reason reach the
+     * caller, naming the component; nothing is written. */
+    for (int i = 0; i < 64; ++i) {
+        device[i] = i;
+        in[i] = 1000 + i;
+    }
+    CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_ERR_INTERN);
+    CONTAINS(opf_last_error(), "opf_reduce_local(op SUM, type INT32_T)");
+    CONTAINS(opf_last_error(), "component devfail failed: simulated device failure");
+    CHECK(device[5] == 5, "the failed call wrote device[5] = %d", device[5]);
+    CHECK_RC(opf_reduce_local3(in, device, device, 64, OPF_INT32_T, OPF_SUM), OPF_ERR_INTERN);
+    CONTAINS(opf_last_error(), "opf_reduce_local3(op SUM, type INT32_T)");
+    CHECK_RC(opf_reduce_local_stream(in, device, 64, OPF_INT32_T, OPF_SUM, kind, NULL), OPF_ERR_INTERN);
+    CONTAINS(opf_last_error(), "component devfail failed: simulated device failure");
+    /* A derived type runs one kernel per block: the first failure stops it. */
+    opf_datatype_t vec;
+    CHECK_RC(opf_type_vector(4, 2, 4, OPF_INT32_T, &vec), OPF_SUCCESS);
+    CHECK_RC(opf_type_commit(&vec), OPF_SUCCESS);
+    CHECK_RC(opf_reduce_local(in, device, 1, vec, OPF_SUM), OPF_ERR_INTERN);
+    CONTAINS(opf_last_error(), "simulated device failure");
+    opf_type_free(&vec);
+    /* No kernel for the slot on that memory: refused, not run on the host. */
+    CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_MAX), OPF_ERR_BUFFER);
+    CONTAINS(opf_last_error(), "devfail memory and no component serves this op on it");
+    /* Host memory is untouched by all this: alpha serves it. */
+    for (int i = 0; i < 64; ++i) host[i] = i;
+    CHECK_RC(opf_reduce_local(in, host, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
+    CHECK(host[5] == 1010, "host SUM gave %d", host[5]);
+    CHECK_RC(opf_reduce_local_stream(in, host, 64, OPF_INT32_T, OPF_SUM, 9, NULL), OPF_ERR_OP);
+    CONTAINS(opf_last_error(), "no available component registered it");
+
+    /* The same kernels working: the result is in place, success. */
+    set_param("op_devfail_fail", "false");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    for (int i = 0; i < 64; ++i) {
+        device[i] = i;
+        expect[i] = in[i] + i;
+    }
+    CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
+    CHECK(memcmp(device, expect, sizeof device) == 0, "devfail SUM result differs");
+    CHECK(calls("devfail") == 1, "op_devfail_calls is %lld, expected 1", calls("devfail"));
+
+    /* Without the component the kind is gone and the host path never asks. */
+    set_param("op", "alpha");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    CHECK(opf_memory_kind_count() == 1, "op=alpha: %d memory kinds", opf_memory_kind_count());
+    CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
+    opf_finalize();
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 static void clear_environment(void)
@@ -840,7 +942,7 @@ int main(int argc, char **argv)
     } sections[] = {
         {"lists", test_lists, 1},       {"priorities", test_priorities, 1}, {"pins", test_pins, 1},
         {"selftest", test_selftest, 1}, {"tiers", test_tiers, 1},           {"broken", test_broken, 1},
-        {"cycles", test_cycles, 1},     {"example", test_example, 0},
+        {"cycles", test_cycles, 1},     {"device", test_device, 1},         {"example", test_example, 0},
     };
     const int n_sections = (int)(sizeof sections / sizeof sections[0]);
     clear_environment();
@@ -863,7 +965,7 @@ int main(int argc, char **argv)
                 found = 1;
             }
         if (!found) {
-            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|all]...\n");
+            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|all]...\n");
             unlink(capture_path);
             return 2;
         }

@@ -19,7 +19,7 @@ abs_srcdir=$(cd "$srcdir" && pwd)
 CC=${CC:-cc}
 info="$abs_top_builddir/tools/opframe_info"
 program="$abs_top_builddir/test/component_system"
-libs="$abs_top_builddir/test/components/.libs"
+libs="$abs_top_builddir/test/components"
 
 checks=0
 failed=0
@@ -121,18 +121,19 @@ python=$(command -v python3 || true)
 
 # ---- the component directories ------------------------------------------------------
 
-for c in alpha beta wrong tier refuse empty abi nosym mismatch fw; do
+for c in alpha beta wrong tier refuse empty abi abiv1 nosym mismatch fw devfail; do
     if [ ! -f "$libs/opf_op_$c.so" ]; then
         echo "components: $libs/opf_op_$c.so is missing (the test components are built by 'make check')" >&2
         echo "components: 1 checks, 1 failed"
         exit 1
     fi
 done
-mkdir "$T/good" "$T/selftest" "$T/tier" "$T/broken" "$T/dup" "$T/deplib" "$T/needdep_ok"
+mkdir "$T/good" "$T/selftest" "$T/tier" "$T/broken" "$T/dup" "$T/deplib" "$T/needdep_ok" "$T/device"
 cp "$libs/opf_op_alpha.so" "$libs/opf_op_beta.so" "$T/good/"
 cp "$libs/opf_op_alpha.so" "$libs/opf_op_beta.so" "$libs/opf_op_wrong.so" "$T/selftest/"
 cp "$libs/opf_op_alpha.so" "$libs/opf_op_beta.so" "$libs/opf_op_tier.so" "$T/tier/"
-for c in alpha refuse empty abi nosym mismatch fw; do cp "$libs/opf_op_$c.so" "$T/broken/"; done
+for c in alpha refuse empty abi abiv1 nosym mismatch fw; do cp "$libs/opf_op_$c.so" "$T/broken/"; done
+cp "$libs/opf_op_alpha.so" "$libs/opf_op_devfail.so" "$T/device/"
 cp "$libs/opf_op_alpha.so" "$T/dup/"
 echo "this is not a shared object" >"$T/broken/opf_op_garbage.so"
 
@@ -159,7 +160,8 @@ OPF_TEST_DIR_BROKEN="$T/broken"
 OPF_TEST_DIR_DUP="$T/dup"
 OPF_TEST_DIR_MISSING="$T/no/such/directory"
 OPF_TEST_DIR_EXAMPLE="$T/dropin"
-export OPF_TEST_DIR_GOOD OPF_TEST_DIR_SELFTEST OPF_TEST_DIR_TIER OPF_TEST_DIR_BROKEN OPF_TEST_DIR_DUP \
+OPF_TEST_DIR_DEVICE="$T/device"
+export OPF_TEST_DIR_DEVICE OPF_TEST_DIR_GOOD OPF_TEST_DIR_SELFTEST OPF_TEST_DIR_TIER OPF_TEST_DIR_BROKEN OPF_TEST_DIR_DUP \
     OPF_TEST_DIR_MISSING OPF_TEST_DIR_EXAMPLE
 broken_path="$OPF_TEST_DIR_MISSING:$T/broken:$T/dup"
 
@@ -174,8 +176,8 @@ echo "== opframe_info"
 o="$T/info"
 run_info "$T/good" "$o.default"
 expect_rc "opframe_info" "$info_rc" 0
-expect_grep "default output" "$o.default" '^ +MCA op: alpha \(MCA v1, API v1, Component v1\.0\.0\) available$'
-expect_grep "default output" "$o.default" '^ +MCA op: beta \(MCA v1, API v1, Component v2\.1\.3\) available$'
+expect_grep "default output" "$o.default" '^ +MCA op: alpha \(MCA v2, API v2, Component v1\.0\.0\) available$'
+expect_grep "default output" "$o.default" '^ +MCA op: beta \(MCA v2, API v2, Component v2\.1\.3\) available$'
 
 run_info "$broken_path" "$o.broken"
 expect_rc "opframe_info (broken path)" "$info_rc" 0
@@ -183,16 +185,17 @@ expect_grep "disqualified component" "$o.broken" \
     '^ +MCA op: refuse \(.*\) disqualified: no refuse accelerator in this machine$'
 expect_grep "component offering nothing" "$o.broken" '^ +MCA op: empty \(.*\) available$'
 expect_grep "the first alpha" "$o.broken" '^ +MCA op: alpha \(.*\) available$'
-expect_no_grep "broken files are not components" "$o.broken" 'MCA op: (abi|nosym|mismatch|other|fw|needdep|garbage) '
+expect_no_grep "broken files are not components" "$o.broken" 'MCA op: (abi|abiv1|nosym|mismatch|other|fw|needdep|garbage) '
 expect_grep "load errors are warned about" "$o.broken.err" 'opf_op_garbage\.so skipped'
 
 run_info "$broken_path" "$o.failed" --show-failed
 expect_rc "opframe_info --show-failed" "$info_rc" 0
-for f in abi nosym mismatch fw needdep garbage; do
+for f in abi abiv1 nosym mismatch fw needdep garbage; do
     expect_grep "--show-failed lists opf_op_$f.so" "$o.failed" "^failed: $T/broken/opf_op_$f\\.so\$"
 done
 expect_grep "--show-failed lists the duplicate" "$o.failed" "^failed: $T/dup/opf_op_alpha\\.so\$"
-expect_grep "--show-failed: ABI reason" "$o.failed" '^ +component ABI version 999, this framework speaks 1$'
+expect_grep "--show-failed: ABI reason" "$o.failed" '^ +component ABI version 999, this framework speaks 2$'
+expect_grep "--show-failed: ABI 1 reason" "$o.failed" '^ +component ABI version 1, this framework speaks 2$'
 expect_grep "--show-failed: symbol reason" "$o.failed" '^ +missing symbol opf_op_nosym_component$'
 expect_grep "--show-failed: name reason" "$o.failed" '^ +name mismatch: '
 expect_grep "--show-failed: duplicate reason" "$o.failed" '^ +duplicate component name "alpha"'
@@ -236,7 +239,7 @@ expect_rc "opframe_info --parsable" "$info_rc" 0
 expect_grep "--parsable: alpha status" "$o.parsable" '^mca:op:alpha:status:available$'
 expect_grep "--parsable: beta version" "$o.parsable" '^mca:op:beta:version:2\.1\.3$'
 expect_grep "--parsable: alpha path" "$o.parsable" "^mca:op:alpha:path:$T/good/opf_op_alpha\\.so\$"
-expect_grep "--parsable: build" "$o.parsable" '^build:abi:1$'
+expect_grep "--parsable: build" "$o.parsable" '^build:abi:2$'
 expect_no_grep "--parsable: every line is prefix:key:value" "$o.parsable" '^[^:]*(:[^:]*)?$'
 run_info "$T/good" "$o.parsable_k" --parsable --kernels --op SUM
 expect_grep "--parsable --kernels: 2-buffer" "$o.parsable_k" '^kernel:host:SUM:INT64:2buf:alpha$'
@@ -312,7 +315,7 @@ EOF
         cp "$T/ex/opf_op_example.so" "$T/dropin/"
         run_info "$T/dropin" "$o.example"
         expect_grep "the dropped-in example is listed" "$o.example" \
-            '^ +MCA op: example \(MCA v1, API v1, Component v1\.0\.0\) available$'
+            '^ +MCA op: example \(MCA v2, API v2, Component v1\.0\.0\) available$'
         run_info "$T/dropin" "$o.example_k" --kernels --op SUM --type INT32
         expect_grep "the example serves SUM INT32" "$o.example_k" '^INT32 +example *$'
         run_info "$T/dropin:$T/good" "$o.example_both" --kernels --op SUM --type INT32

@@ -233,8 +233,8 @@ bool gpu_exact(int op, int kt)
 
 bool served(int op, int kt)
 {
-    const char *p2 = opf_slot_provider_mem(op, kt, OPF_MEM_CUDA, 2, 1 << 20);
-    const char *p3 = opf_slot_provider_mem(op, kt, OPF_MEM_CUDA, 3, 1 << 20);
+    const char *p2 = opf_slot_provider_mem(op, kt, opf_cuda_memory_kind(), 2, 1 << 20);
+    const char *p3 = opf_slot_provider_mem(op, kt, opf_cuda_memory_kind(), 3, 1 << 20);
     return p2 && p3 && std::strcmp(p2, "cuda") == 0 && std::strcmp(p3, "cuda") == 0;
 }
 

@@ -1,9 +1,13 @@
 /* Compiled with -std=c99 -pedantic -Werror: the public headers are plain C,
  * and predefined handles are constants usable in static initialisers. */
 #include <opframe/opframe.h>
-#include <opframe/component.h>
 #include <opframe/introspect.h>
 #include <opframe/device.h>
+/* An application's headers keep the component ABI out of sight. */
+#ifdef OPFRAME_COMPONENT_H
+#error "introspect.h or device.h includes component.h"
+#endif
+#include <opframe/component.h>
 #include <stdio.h>
 
 static const opf_op_t ops[] = { OPF_SUM, OPF_MAXLOC, OPF_OP_NULL };
@@ -18,6 +22,12 @@ int main(void)
     if (opf_reduce_local(a, b, 2, types[0], ops[0]) != OPF_SUCCESS) failures++;
     if (b[0] != 4.0f || b[1] != 6.0f) failures++;
     if (ops[2] != OPF_OP_NULL || types[3] != OPF_DATATYPE_NULL) failures++;
+    {
+        int major = -1, minor = -1, patch = -1;
+        if (opf_get_api_version(&major, &minor, &patch) != OPF_SUCCESS) failures++;
+        if (major != OPF_VERSION_MAJOR || minor != OPF_VERSION_MINOR || patch != OPF_VERSION_PATCH) failures++;
+        if (opf_get_api_version(NULL, NULL, NULL) != OPF_SUCCESS) failures++;
+    }
     failures += header_cxx_check();
     opf_finalize();
     printf("header_c99: %d failed\n", failures);

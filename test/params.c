@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <opframe/component.h>
 #include <opframe/introspect.h>
 
 extern char **environ;

@@ -29,28 +29,32 @@ int main(void)
         if (opf_device_describe(i, &d) == OPF_SUCCESS)
             printf("device %d: %s (%s) %s, used by %s\n", i, d.name, d.kind, d.model, d.component);
 
-    CHECK(opf_memory_kind_count() >= 3, "%d memory kinds", opf_memory_kind_count());
+    CHECK(opf_memory_kind_count() >= 1, "%d memory kinds", opf_memory_kind_count());
     for (int m = 0; m < opf_memory_kind_count(); ++m) {
         const char *name = opf_memory_kind_name(m);
+        char upper[64] = "";
+        for (size_t i = 0; name && name[i] && i + 1 < sizeof upper; ++i)
+            upper[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
         CHECK(name && opf_memory_kind_by_name(name) == m, "kind %d (%s) does not resolve back", m, name ? name : "NULL");
+        CHECK(opf_memory_kind_by_name(upper) == m, "kind %d (%s) is not found case-insensitively", m, upper);
     }
     CHECK(opf_memory_kind_by_name("host") == OPF_MEM_HOST, "host");
-    CHECK(opf_memory_kind_by_name("CUDA") == OPF_MEM_CUDA, "CUDA (case-insensitive)");
-    CHECK(opf_memory_kind_by_name("opencl") == OPF_MEM_OPENCL, "opencl");
     CHECK(opf_memory_kind_by_name("gpu") == -1 && opf_memory_kind_by_name(NULL) == -1, "unknown names resolve");
     CHECK(opf_memory_kind_name(-1) == NULL && opf_memory_kind_name(opf_memory_kind_count()) == NULL, "out of range");
 
-    /* The base has no stream kernels; bad arguments give NULL / OPF_ERR_*. */
+    /* Host memory has no stream kernels; bad arguments give NULL / OPF_ERR_*. */
     char buf[2048];
     CHECK(opf_slot_stream_provider(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_HOST, 2, 1) == NULL, "host stream kernel");
     CHECK(opf_slot_stream_provider(OPF_OPID_SUM, OPF_KT_FLOAT, 99, 2, 1) == NULL, "memory kind 99");
-    CHECK(opf_slot_stream_provider(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_CUDA, 4, 1) == NULL, "nbuf 4");
-    CHECK(opf_slot_explain_stream(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_CUDA, 2, buf, sizeof buf) == OPF_SUCCESS,
+    CHECK(opf_slot_stream_provider(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_HOST, 4, 1) == NULL, "nbuf 4");
+    CHECK(opf_slot_explain_stream(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_HOST, 2, buf, sizeof buf) == OPF_SUCCESS,
           "explain stream: %s", opf_last_error());
-    CHECK(strstr(buf, "SUM FLOAT cuda 2-buffer stream:") == buf, "explain stream text: %s", buf);
-    CHECK(opf_slot_explain_stream(OPF_OPID_MAXLOC, OPF_KT_INT32, OPF_MEM_CUDA, 2, buf, sizeof buf) == OPF_ERR_OP,
+    CHECK(strstr(buf, "SUM FLOAT host 2-buffer stream:") == buf, "explain stream text: %s", buf);
+    CHECK(opf_slot_explain_stream(OPF_OPID_SUM, OPF_KT_FLOAT, 99, 2, buf, sizeof buf) == OPF_ERR_ARG,
+          "memory kind 99 explained");
+    CHECK(opf_slot_explain_stream(OPF_OPID_MAXLOC, OPF_KT_INT32, OPF_MEM_HOST, 2, buf, sizeof buf) == OPF_ERR_OP,
           "MAXLOC INT32 is no slot");
-    CHECK(opf_slot_explain_stream(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_CUDA, 2, NULL, 10) == OPF_ERR_ARG, "NULL buf");
+    CHECK(opf_slot_explain_stream(OPF_OPID_SUM, OPF_KT_FLOAT, OPF_MEM_HOST, 2, NULL, 10) == OPF_ERR_ARG, "NULL buf");
     opf_finalize();
     printf("check_introspect: %d failed\n", failures);
     return failures != 0;

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <opframe/component.h>   // OPF_COMPONENT_ABI_VERSION
+#include <opframe/device.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 

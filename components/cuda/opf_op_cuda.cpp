@@ -1,7 +1,8 @@
 /*
  * opf_op_cuda.cpp — the cuda component: reductions on NVIDIA GPU memory.
  *
- * It claims device memory and managed memory (memory_kind hook), so that
+ * It registers the memory kind "cuda" and claims device memory and managed
+ * memory for it, so that
  * opf_reduce_local / opf_reduce_local3 on such buffers run on the GPU, and
  * offers stream kernels for opf_reduce_local_stream (include/opframe/cuda.h:
  * opf_cuda_reduce_local, ... on a cudaStream_t).
@@ -35,7 +36,7 @@
  * Work runs on cudaStreamPerThread, so concurrent calls from different threads
  * do not serialise.
  *
- * Stream calls (opf_reduce_local_stream, memory kind OPF_MEM_CUDA): enqueued on
+ * Stream calls (opf_reduce_local_stream, memory kind "cuda"): enqueued on
  * the caller's stream, on the stream's device, and return at once. Every
  * buffer must be accessible from that device: its device memory, managed
  * memory, pinned host memory mapped into the device, or (on devices with
@@ -45,9 +46,10 @@
  * op_cuda_stream_check=false skips this check (one driver query per buffer).
  * REPLACE / NO_OP enqueue cudaMemcpyAsync, which accepts any memory.
  *
- * Errors in a synchronous call cannot be returned (the kernel ABI returns
- * void): they are counted in op_cuda_errors and printed when op_cuda_verbose
- * is > 0. Nothing aborts.
+ * A synchronous call that fails returns its OPF_* code to the caller of
+ * opf_reduce_local with the reason (opf_last_error); failures are also
+ * counted in op_cuda_errors and printed when op_cuda_verbose is > 0. Nothing
+ * aborts.
  *
  * The CUDA runtime is linked statically: the module loads on machines without
  * CUDA libraries, and init_query disqualifies it with the reason (no driver,
@@ -86,6 +88,7 @@
 #include <cuda.h>   // driver API types only: the functions come from cudaGetDriverEntryPointByVersion
 #include <cuda_runtime_api.h>
 
+#include "base/matrix.h"
 #include "cuda_kernels.h"
 
 namespace {
@@ -126,16 +129,30 @@ int n_devices = 0;
 std::unique_ptr<Device[]> devices;
 int extent_of[OPF_KT_COUNT];
 
-void count_error(const char *fmt, ...)
+// A CUDA failure: counted (op_cuda_errors), printed when op_cuda_verbose > 0,
+// and made the calling thread's reason; returns `code` for the kernel to return.
+[[gnu::format(printf, 2, 3)]] int failure(int code, const char *fmt, ...)
 {
-    __atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&verbose, __ATOMIC_RELAXED) <= 0) return;
     char text[512];
     va_list ap;
     va_start(ap, fmt);
     std::vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    std::fprintf(stderr, "opframe cuda: %s\n", text);
+    __atomic_add_fetch(&errors, 1, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&verbose, __ATOMIC_RELAXED) > 0) opf_component_log(0, "%s", text);
+    return opf_component_set_error(code, "%s", text);
+}
+
+int cuda_code(cudaError_t e)
+{
+    switch (e) {
+    case cudaSuccess: return OPF_SUCCESS;
+    case cudaErrorInvalidResourceHandle:
+    case cudaErrorInvalidValue:
+    case cudaErrorContextIsDestroyed: return OPF_ERR_ARG;
+    case cudaErrorMemoryAllocation: return OPF_ERR_NO_MEM;
+    default: return OPF_ERR_INTERN;
+    }
 }
 
 const char *kt_name(int kt)
@@ -167,7 +184,7 @@ Device &device_state(int dev)
         d.usable = e == cudaSuccess;
         if (!d.usable) {
             cudaGetLastError();
-            count_error("device %d: no usable kernel image (%s: %s; built for %s): its calls run on the host", dev,
+            failure(OPF_ERR_INTERN, "device %d: no usable kernel image (%s: %s; built for %s): its calls run on the host", dev,
                         cudaGetErrorName(e), cudaGetErrorString(e), opf_cuda::arch_list());
         }
         v = 0;
@@ -234,10 +251,12 @@ Buf classify(const void *p)
 
 bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::Pinned; }
 
-int memory_kind(const void *ptr)
+int memory_kind = -1;   // "cuda", registered at init_query
+
+int claims(const void *ptr)
 {
     const Buf b = classify(ptr);
-    return b.where == Where::Device || b.where == Where::Managed ? OPF_MEM_CUDA : -1;
+    return b.where == Where::Device || b.where == Where::Managed;
 }
 
 // Makes `dev` current for the scope of a call, and restores the caller's.
@@ -265,14 +284,15 @@ cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
 }
 
 // The host path: device operands copied to host memory, computed there.
-void host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
+int host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
                const Buf &A, const Buf &B, const Buf &O)
 {
     const size_t bytes = size_t(n) * size_t(k.element_size);
     void *ta = nullptr, *tb = nullptr, *to = nullptr;
+    int rc = OPF_SUCCESS;
     auto host_buffer = [&](void *&tmp) -> void * {
         tmp = std::malloc(bytes ? bytes : 1);
-        if (!tmp) count_error("%s %s: no host memory for %zu bytes", op_names[op], kt_name(kt), bytes);
+        if (!tmp) rc = failure(OPF_ERR_NO_MEM, "%s %s: no host memory for %zu bytes", op_names[op], kt_name(kt), bytes);
         return tmp;
     };
     auto fetch = [&](const void *p, const Buf &w, void *&tmp) -> const void * {
@@ -281,8 +301,8 @@ void host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b
         const cudaError_t e = copy_sync(tmp, p, bytes);
         if (e == cudaSuccess) return tmp;
         cudaGetLastError();
-        count_error("%s %s: copying %zu bytes to the host failed: %s", op_names[op], kt_name(kt), bytes,
-                    cudaGetErrorString(e));
+        rc = failure(cuda_code(e), "%s %s: copying %zu bytes to the host failed: %s", op_names[op], kt_name(kt), bytes,
+                     cudaGetErrorString(e));
         return nullptr;
     };
     const void *ha = fetch(a, A, ta);
@@ -300,14 +320,15 @@ void host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b
             const cudaError_t e = copy_sync(o, ho, bytes);
             if (e != cudaSuccess) {
                 cudaGetLastError();
-                count_error("%s %s: copying the result (%zu bytes) to the device failed: %s", op_names[op],
-                            kt_name(kt), bytes, cudaGetErrorString(e));
+                rc = failure(cuda_code(e), "%s %s: copying the result (%zu bytes) to the device failed: %s",
+                             op_names[op], kt_name(kt), bytes, cudaGetErrorString(e));
             }
         }
     }
     std::free(ta);
     std::free(tb);
     std::free(to);
+    return rc;
 }
 
 struct Scratch {
@@ -337,10 +358,11 @@ void scratch_free(Scratch &s, cudaStream_t stream)
 
 constexpr size_t kScratchAlign = 256;
 
-void run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
+int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
 {
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
-    if (n <= 0 || !k) return;
+    if (n <= 0) return OPF_SUCCESS;
+    if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
     const size_t bytes = size_t(n) * size_t(k->element_size);
     const Buf A = classify(a);
     const Buf B = b == a ? A : classify(b);
@@ -409,20 +431,21 @@ void run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
-        count_error("%s %s, %lld elements on device %d: %s failed: %s (%s)", op_names[op], kt_name(kt), (long long)n,
-                    home, step, cudaGetErrorName(e), cudaGetErrorString(e));
+        return failure(cuda_code(e), "%s %s, %lld elements on device %d: %s failed: %s (%s)", op_names[op], kt_name(kt),
+                       (long long)n, home, step, cudaGetErrorName(e), cudaGetErrorString(e));
     }
+    return OPF_SUCCESS;
 }
 
 // REPLACE / NO_OP: dst = src, byte for byte.
-void copy_call(int kt, const void *src, void *dst, int64_t n)
+int copy_call(int kt, const void *src, void *dst, int64_t n)
 {
-    if (n <= 0 || src == dst) return;
+    if (n <= 0 || src == dst) return OPF_SUCCESS;
     const size_t bytes = size_t(n) * size_t(extent_of[kt]);
     const Buf S = classify(src), D = classify(dst);
     if (on_host(S) && on_host(D)) {
         std::memmove(dst, src, bytes);
-        return;
+        return OPF_SUCCESS;
     }
     const int home = D.where == Where::Device && D.device >= 0 ? D.device
                    : S.where == Where::Device && S.device >= 0 ? S.device : -1;
@@ -431,23 +454,13 @@ void copy_call(int kt, const void *src, void *dst, int64_t n)
     const cudaError_t e = copy_sync(dst, src, bytes);
     if (e != cudaSuccess) {
         cudaGetLastError();
-        count_error("REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)", kt_name(kt), (long long)n,
-                    cudaGetErrorName(e), cudaGetErrorString(e));
+        return failure(cuda_code(e), "REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)", kt_name(kt),
+                       (long long)n, cudaGetErrorName(e), cudaGetErrorString(e));
     }
+    return OPF_SUCCESS;
 }
 
 // ---- stream calls ----------------------------------------------------------------------
-int cuda_code(cudaError_t e)
-{
-    switch (e) {
-    case cudaSuccess: return OPF_SUCCESS;
-    case cudaErrorInvalidResourceHandle:
-    case cudaErrorInvalidValue:
-    case cudaErrorContextIsDestroyed: return OPF_ERR_ARG;
-    case cudaErrorMemoryAllocation: return OPF_ERR_NO_MEM;
-    default: return OPF_ERR_INTERN;
-    }
-}
 
 int stream_device(cudaStream_t stream, int &dev)
 {
@@ -455,8 +468,10 @@ int stream_device(cudaStream_t stream, int &dev)
     if (e == cudaSuccess && dev >= 0 && dev < n_devices) return OPF_SUCCESS;
     cudaGetLastError();
     if (e != cudaSuccess && stream != nullptr && stream != cudaStreamLegacy && stream != cudaStreamPerThread)
-        return cuda_code(e) == OPF_ERR_INTERN ? OPF_ERR_ARG : cuda_code(e);   // not a stream we can use
-    return cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices ? OPF_SUCCESS : OPF_ERR_INTERN;
+        return opf_component_set_error(cuda_code(e) == OPF_ERR_INTERN ? OPF_ERR_ARG : cuda_code(e),
+                                       "not a usable CUDA stream: %s", cudaGetErrorString(e));
+    if (cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices) return OPF_SUCCESS;
+    return opf_component_set_error(OPF_ERR_INTERN, "no current CUDA device for the default stream");
 }
 
 bool accessible(const Buf &w, int dev, const Device &d)
@@ -472,24 +487,27 @@ bool accessible(const Buf &w, int dev, const Device &d)
 int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
 {
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
-    if (!k) return OPF_ERR_OP;
+    if (!k) return opf_component_set_error(OPF_ERR_OP, "no kernel in this build");
     if (n <= 0) return OPF_SUCCESS;
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     int dev = 0;
     if (int rc = stream_device(stream, dev)) return rc;
     Device &d = device_state(dev);
-    if (!d.usable) return OPF_ERR_INTERN;
+    if (!d.usable) return opf_component_set_error(OPF_ERR_INTERN, "device %d has no usable kernel image", dev);
     if (stream_check) {
-        const Buf A = classify(a);
-        if (!accessible(A, dev, d)) return OPF_ERR_BUFFER;
-        if (b != a && !accessible(classify(b), dev, d)) return OPF_ERR_BUFFER;
-        if (o != a && o != b && !accessible(classify(o), dev, d)) return OPF_ERR_BUFFER;
+        const void *bufs[3] = {a, b, o};
+        for (int i = 0; i < 3; ++i)
+            if ((i == 0 || bufs[i] != a) && (i < 2 || bufs[i] != b) && !accessible(classify(bufs[i]), dev, d))
+                return opf_component_set_error(OPF_ERR_BUFFER, "buffer %d is not accessible from device %d (the "
+                                               "stream's); op_cuda_stream_check=false skips this check", i + 1, dev);
     }
     DeviceScope scope(dev);
-    if (!scope.ok) return OPF_ERR_INTERN;
+    if (!scope.ok) return opf_component_set_error(OPF_ERR_INTERN, "cannot make device %d current", dev);
     const cudaError_t e = k->launch(a, b, o, n, geometry(d, op, kt, *k), stream);
-    if (e != cudaSuccess) cudaGetLastError();
-    return cuda_code(e);
+    if (e == cudaSuccess) return OPF_SUCCESS;
+    cudaGetLastError();
+    return opf_component_set_error(cuda_code(e), "kernel launch failed: %s (%s)", cudaGetErrorName(e),
+                                   cudaGetErrorString(e));
 }
 
 int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
@@ -499,25 +517,27 @@ int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
     int dev = 0;
     if (int rc = stream_device(stream, dev)) return rc;
     DeviceScope scope(dev);
-    if (!scope.ok) return OPF_ERR_INTERN;
+    if (!scope.ok) return opf_component_set_error(OPF_ERR_INTERN, "cannot make device %d current", dev);
     const cudaError_t e =
         cudaMemcpyAsync(dst, src, size_t(n) * size_t(extent_of[kt]), cudaMemcpyDefault, stream);
-    if (e != cudaSuccess) cudaGetLastError();
-    return cuda_code(e);
+    if (e == cudaSuccess) return OPF_SUCCESS;
+    cudaGetLastError();
+    return opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
+                                   cudaGetErrorString(e));
 }
 
 // ---- one entry point per slot, generated ------------------------------------------------
-template <int OP, int KT> void fn2(const void *in, void *inout, opf_count_t n)
+template <int OP, int KT> int fn2(const void *in, void *inout, opf_count_t n)
 {
-    if constexpr (OP == OPF_OPID_REPLACE) copy_call(KT, in, inout, n);
-    else if constexpr (OP == OPF_OPID_NO_OP) (void)in, (void)inout, (void)n;
-    else run_sync(OP, KT, in, inout, inout, n);
+    if constexpr (OP == OPF_OPID_REPLACE) return copy_call(KT, in, inout, n);
+    else if constexpr (OP == OPF_OPID_NO_OP) return (void)in, (void)inout, (void)n, OPF_SUCCESS;
+    else return run_sync(OP, KT, in, inout, inout, n);
 }
-template <int OP, int KT> void fn3(const void *in1, const void *in2, void *out, opf_count_t n)
+template <int OP, int KT> int fn3(const void *in1, const void *in2, void *out, opf_count_t n)
 {
-    if constexpr (OP == OPF_OPID_REPLACE) copy_call(KT, in1, out, n);
-    else if constexpr (OP == OPF_OPID_NO_OP) copy_call(KT, in2, out, n);
-    else run_sync(OP, KT, in1, in2, out, n);
+    if constexpr (OP == OPF_OPID_REPLACE) return copy_call(KT, in1, out, n);
+    else if constexpr (OP == OPF_OPID_NO_OP) return copy_call(KT, in2, out, n);
+    else return run_sync(OP, KT, in1, in2, out, n);
 }
 template <int OP, int KT> int sfn2(const void *in, void *inout, opf_count_t n, void *stream)
 {
@@ -533,24 +553,18 @@ template <int OP, int KT> int sfn3(const void *in1, const void *in2, void *out, 
 }
 
 struct Entries {
-    opf_kernel2_fn *fn2[OPF_OPID_COUNT][OPF_KT_COUNT];
-    opf_kernel3_fn *fn3[OPF_OPID_COUNT][OPF_KT_COUNT];
-    opf_stream_kernel2_fn *sfn2[OPF_OPID_COUNT][OPF_KT_COUNT];
-    opf_stream_kernel3_fn *sfn3[OPF_OPID_COUNT][OPF_KT_COUNT];
+    opf_device_kernel2_fn *fn2 = nullptr;
+    opf_device_kernel3_fn *fn3 = nullptr;
+    opf_stream_kernel2_fn *sfn2 = nullptr;
+    opf_stream_kernel3_fn *sfn3 = nullptr;
 };
-template <int OP, int... KT> constexpr void fill_row(Entries &t, std::integer_sequence<int, KT...>)
-{
-    ((t.fn2[OP][KT] = &fn2<OP, KT>, t.fn3[OP][KT] = &fn3<OP, KT>, t.sfn2[OP][KT] = &sfn2<OP, KT>,
-      t.sfn3[OP][KT] = &sfn3<OP, KT>),
-     ...);
-}
-template <int... OP> constexpr Entries make_entries(std::integer_sequence<int, OP...>)
-{
-    Entries t{};
-    (fill_row<OP>(t, std::make_integer_sequence<int, OPF_KT_COUNT>{}), ...);
-    return t;
-}
-constexpr Entries entries = make_entries(std::make_integer_sequence<int, OPF_OPID_COUNT>{});
+struct EntryGen {
+    template <std::size_t O, std::size_t K> static constexpr Entries entry()
+    {
+        return {&fn2<int(O), int(K)>, &fn3<int(O), int(K)>, &sfn2<int(O), int(K)>, &sfn3<int(O), int(K)>};
+    }
+};
+constexpr auto entries = opf::base::make_matrix<Entries, EntryGen>();
 
 // Whether the component serves (op, kt): a kernel, or a byte copy.
 bool serves(int op, int kt)
@@ -592,7 +606,7 @@ int register_params()
         {"op_cuda_verbose", OPF_PARAM_INT, "0", "Print CUDA failures of the cuda component to stderr when > 0", 5,
          OPF_PARAM_SETTABLE, nullptr, nullptr, &verbose},
         {"op_cuda_errors", OPF_PARAM_INT, "0",
-         "CUDA failures in synchronous calls so far (their kernels cannot return an error code)", 9,
+         "CUDA failures in synchronous calls so far (each also returned to its caller with the reason)", 9,
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &errors},
         {"op_cuda_devices", OPF_PARAM_STRING, "", "The CUDA devices found, and the GPU architectures built for", 2,
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &devices_text},
@@ -676,6 +690,11 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         return 1;
     }
     pointer_attributes = reinterpret_cast<PointerGetAttributes>(fn);
+    memory_kind = opf_memory_kind_register("cuda", claims);
+    if (memory_kind < 0) {
+        std::snprintf(reason, reason_len, "memory kind \"cuda\" is taken");
+        return 1;
+    }
     n_devices = count;
     devices = std::make_unique<Device[]>(size_t(count));
     return 0;
@@ -684,18 +703,22 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
 int op_query(int op_id, opf_module_t *module)
 {
     if (!n_devices || op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
-    module->priority = int(priority);
-    module->memory_kind = OPF_MEM_CUDA;
-    bool any = false;
+    int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         if (!serves(op_id, kt)) continue;
-        module->fn2[kt] = entries.fn2[op_id][kt];
-        module->fn3[kt] = entries.fn3[op_id][kt];
-        module->stream_fn2[kt] = entries.sfn2[op_id][kt];
-        module->stream_fn3[kt] = entries.sfn3[op_id][kt];
-        any = true;
+        const Entries &e = entries[op_id][kt];
+        opf_offer_t offer{};
+        offer.struct_size = sizeof offer;
+        offer.kernel_type = kt;
+        offer.memory_kind = memory_kind;
+        offer.priority = int(priority);
+        offer.device2 = e.fn2;
+        offer.device3 = e.fn3;
+        offer.stream2 = e.sfn2;
+        offer.stream3 = e.sfn3;
+        offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
-    return any ? 0 : 1;
+    return offered ? 0 : 1;
 }
 
 void close_component()
@@ -708,6 +731,7 @@ void close_component()
     devices.reset();
     n_devices = 0;
     pointer_attributes = nullptr;
+    memory_kind = -1;
     devices_text = "";
 }
 
@@ -725,6 +749,5 @@ OPF_COMPONENT_DECLARE(cuda) = {
     op_query,
     nullptr,
     nullptr,
-    memory_kind,
     close_component,
 };

@@ -71,21 +71,24 @@ static int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     return 0;
 }
 
+/* One opf_module_offer call per (kernel type, memory kind) of an op. */
 static int op_query(int op_id, opf_module_t *module)
 {
-    module->priority = (int)priority;
-    module->memory_kind = OPF_MEM_HOST;
+    opf_offer_t offer = {.struct_size = sizeof offer, .memory_kind = OPF_MEM_HOST, .priority = (int)priority};
     switch (op_id) {
     case OPF_OPID_SUM:
-        module->fn2[OPF_KT_INT32] = sum_int32_2;
-        module->fn3[OPF_KT_INT32] = sum_int32_3;
-        return 0;
+        offer.kernel_type = OPF_KT_INT32;
+        offer.kernel2 = sum_int32_2;
+        offer.kernel3 = sum_int32_3;
+        break;
     case OPF_OPID_BXOR:
-        module->fn2[OPF_KT_INT64] = bxor_int64_2;   /* a 2-buffer kernel only: the base keeps 3-buffer */
-        return 0;
+        offer.kernel_type = OPF_KT_INT64;
+        offer.kernel2 = bxor_int64_2;   /* a 2-buffer kernel only: the base keeps 3-buffer */
+        break;
     default:
         return 1;   /* nothing for the other ops */
     }
+    return opf_module_offer(module, &offer) == OPF_SUCCESS ? 0 : 1;
 }
 
 OPF_COMPONENT_DECLARE(example) = {

@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string>
 
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <opframe/component.h>
 #include <opframe/introspect.h>
 
 #include "base/compare.h"
@@ -20,22 +22,16 @@ namespace opfcl {
 
 Settings settings;
 
-int verbose_level()
-{
-    char buf[32];
-    if (opf_param_get("op_base_verbose", buf, sizeof buf) != OPF_SUCCESS) return 0;
-    return std::atoi(buf);
-}
-
 void log(int level, const char *fmt, ...)
 {
-    if (verbose_level() < level) return;
-    std::fputs("opframe: opencl: ", stderr);
-    va_list args;
+    va_list args, again;   // formatted whole (build logs are long); opf_component_log checks op_base_verbose
     va_start(args, fmt);
-    std::vfprintf(stderr, fmt, args);
+    va_copy(again, args);
+    std::string text(std::size_t(std::max(0, std::vsnprintf(nullptr, 0, fmt, args))), '\0');
+    std::vsnprintf(text.data(), text.size() + 1, fmt, again);
+    va_end(again);
     va_end(args);
-    std::fputc('\n', stderr);
+    opf_component_log(level, "%s", text.c_str());
 }
 
 namespace {

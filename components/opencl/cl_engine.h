@@ -26,8 +26,7 @@ struct Settings {
 };
 extern Settings settings;
 
-// op_base_verbose, read through opf_param_get (the framework's level).
-int verbose_level();
+// A line on stderr when op_base_verbose >= level (opf_component_log).
 [[gnu::format(printf, 2, 3)]] void log(int level, const char *fmt, ...);
 
 // ---- a device's capabilities ---------------------------------------------------

@@ -54,11 +54,6 @@ std::string opencl_status()
         opf_component_info_t info;
         if (opf_component_describe(i, &info) == OPF_SUCCESS && std::strcmp(info.name, "opencl") == 0) {
             if (!info.available) return std::string("the opencl component is ") + info.status;
-            char host[32] = "";
-            opf_param_get("op_opencl_host_min_count", host, sizeof host);
-            if (std::atoi(host) > 0 || std::strcmp(host, "-2") == 0)
-                return "the opencl component serves host memory instead (op_opencl_host_min_count=" + std::string(host) +
-                       "; a component offers one module per op)";
             return "the opencl component has none for it (long double, float128 and int128 arithmetic stays on "
                    "the host)";
         }
@@ -89,11 +84,13 @@ int run(const char *fn, int nbuf, const void *a, const void *b, void *out, const
     L.error_len = sizeof error;
     L.control = control;
     L.context = context;
-    const int rc = nbuf == 2 ? opf_reduce_local_stream(a, out, count, type, op, OPF_MEM_OPENCL, &L)
-                             : opf_reduce_local3_stream(a, b, out, count, type, op, OPF_MEM_OPENCL, &L);
+    int kind = -1;   // registered by the opencl component; -1 (refused below) when it is not there
+    opf_memory_kind_lookup("opencl", &kind);
+    const int rc = nbuf == 2 ? opf_reduce_local_stream(a, out, count, type, op, kind, &L)
+                             : opf_reduce_local3_stream(a, b, out, count, type, op, kind, &L);
     if (rc != OPF_SUCCESS) {
         if (error[0]) return fail(rc, fn, op, type, "%s", error);
-        if (std::strstr(opf_last_error(), "no component offers a stream kernel"))
+        if (std::strstr(opf_last_error(), "no component offers a stream kernel"))   // kind -1 too: no opencl component
             return fail(rc, fn, op, type, "no OpenCL kernel for this slot: %s", opencl_status().c_str());
         return fail(rc, fn, op, type, "%s", framework_reason());
     }

@@ -1,14 +1,13 @@
 // opf_op_opencl.cpp — the `opencl` component.
 //
 // What it offers:
-//   * device memory: stream kernels of memory kind OPF_MEM_OPENCL for every
+//   * device memory: stream kernels of memory kind "opencl" for every
 //     (op, kernel type) a device computes exactly, reached through
 //     opf_reduce_local(3)_stream (libopframe-opencl's opf_cl_* calls,
 //     include/opframe/opencl.h) on the caller's queue, for cl_mem buffers
 //     and SVM pointers, on any context and device;
 //   * host memory: kernels run on its own device (op_opencl_device), only
-//     when asked (op_opencl_host_min_count): the component ABI gives one
-//     module per op, and device buffers keep it by default.
+//     when asked (op_opencl_host_min_count), beside the device-buffer offers.
 //
 // Parameters (opframe_info --param op opencl):
 //   op_opencl_priority        priority of its host offers (default 10)
@@ -23,7 +22,6 @@
 //   op_opencl_devices         read-only: the devices found
 //   op_opencl_selected        read-only: the device chosen, and the host decision
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +34,7 @@
 #include "cl_api.h"   // first: sets CL_TARGET_OPENCL_VERSION
 #include "cl_engine.h"
 #include "cl_source.h"
+#include "base/matrix.h"
 
 #include <opframe/component.h>
 #include <opframe/component_device.h>
@@ -73,8 +72,7 @@ int register_params()
         {"op_opencl_host_min_count", OPF_PARAM_INT, "-1",
          "Host memory through the OpenCL device: -1 auto (measure at init on a GPU sharing host memory and report it "
          "in op_opencl_selected; never on a CPU device or a discrete GPU), -2 measure on any device and serve host "
-         "memory from the crossover, 0 never, N >= 1 serve counts >= N. While host memory is served, device buffers "
-         "are not (one module per op)",
+         "memory from the crossover, 0 never, N >= 1 serve counts >= N. Device buffers are served either way",
          3, OPF_PARAM_SETTABLE, nullptr, nullptr, &host_min_param},
         {"op_opencl_cache_dir", OPF_PARAM_STRING, "",
          "Directory of the on-disk cache of built OpenCL programs (faster start); empty: no cache", 4,
@@ -109,14 +107,21 @@ int register_params()
 
 // ---- kernel tables, generated from the (op, kernel type) matrix ------------------------
 
+// A stream kernel's failure: the reason goes to the caller's launch record
+// (opf_cl_* calls) and to the framework (opf_last_error).
+int stream_failed(const opf_cl_launch_t &L, int rc, const std::string &why)
+{
+    if (L.error && L.error_len) std::snprintf(L.error, L.error_len, "%s", why.c_str());
+    return opf_component_set_error(rc, "%s", why.c_str());
+}
+
 template <int Op, int Kt> int stream2(const void *in, void *inout, opf_count_t n, void *stream)
 {
     auto *L = static_cast<opf_cl_launch_t *>(stream);
     const void *bufs[3] = {in, inout, nullptr};
     std::string why;
     const int rc = launch(Op, Kt, 2, bufs, n, *L, why);
-    if (rc != OPF_SUCCESS && L->error && L->error_len) std::snprintf(L->error, L->error_len, "%s", why.c_str());
-    return rc;
+    return rc == OPF_SUCCESS ? rc : stream_failed(*L, rc, why);
 }
 
 template <int Op, int Kt> int stream3(const void *in1, const void *in2, void *out, opf_count_t n, void *stream)
@@ -125,8 +130,7 @@ template <int Op, int Kt> int stream3(const void *in1, const void *in2, void *ou
     const void *bufs[3] = {in1, in2, out};
     std::string why;
     const int rc = launch(Op, Kt, 3, bufs, n, *L, why);
-    if (rc != OPF_SUCCESS && L->error && L->error_len) std::snprintf(L->error, L->error_len, "%s", why.c_str());
-    return rc;
+    return rc == OPF_SUCCESS ? rc : stream_failed(*L, rc, why);
 }
 
 // A host kernel has no error channel: when the device fails before it could
@@ -171,28 +175,21 @@ template <int Op, int Kt> void host3(const void *in1, const void *in2, void *out
         host_failed(Op, Kt, 3, in1, in2, out, n, started, why);
 }
 
-template <class Fn> using Table = std::array<std::array<Fn *, OPF_KT_COUNT>, OPF_OPID_COUNT>;
-
-template <template <int, int> class Maker, class Fn, int Op, std::size_t... Kt>
-constexpr std::array<Fn *, OPF_KT_COUNT> row(std::index_sequence<Kt...>)
-{
-    return {Maker<Op, int(Kt)>::fn...};
-}
-template <template <int, int> class Maker, class Fn, std::size_t... Op>
-constexpr Table<Fn> table(std::index_sequence<Op...>)
-{
-    return {row<Maker, Fn, int(Op)>(std::make_index_sequence<OPF_KT_COUNT>{})...};
-}
-template <int Op, int Kt> struct S2 { static constexpr opf_stream_kernel2_fn *fn = &stream2<Op, Kt>; };
-template <int Op, int Kt> struct S3 { static constexpr opf_stream_kernel3_fn *fn = &stream3<Op, Kt>; };
-template <int Op, int Kt> struct H2 { static constexpr opf_kernel2_fn *fn = &host2<Op, Kt>; };
-template <int Op, int Kt> struct H3 { static constexpr opf_kernel3_fn *fn = &host3<Op, Kt>; };
-
-constexpr auto kOps = std::make_index_sequence<OPF_OPID_COUNT>{};
-constexpr Table<opf_stream_kernel2_fn> kStream2 = table<S2, opf_stream_kernel2_fn>(kOps);
-constexpr Table<opf_stream_kernel3_fn> kStream3 = table<S3, opf_stream_kernel3_fn>(kOps);
-constexpr Table<opf_kernel2_fn> kHost2 = table<H2, opf_kernel2_fn>(kOps);
-constexpr Table<opf_kernel3_fn> kHost3 = table<H3, opf_kernel3_fn>(kOps);
+// Every slot's entry points, generated over the (op x kernel type) matrix.
+struct Entries {
+    opf_stream_kernel2_fn *stream2 = nullptr;
+    opf_stream_kernel3_fn *stream3 = nullptr;
+    opf_kernel2_fn *host2 = nullptr;
+    opf_kernel3_fn *host3 = nullptr;
+};
+struct EntryGen {
+    template <std::size_t Op, std::size_t Kt> static constexpr Entries entry()
+    {
+        return {&stream2<int(Op), int(Kt)>, &stream3<int(Op), int(Kt)>, &host2<int(Op), int(Kt)>,
+                &host3<int(Op), int(Kt)>};
+    }
+};
+constexpr auto kEntries = opf::base::make_matrix<Entries, EntryGen>();
 
 // Whether a slot has an OpenCL kernel on some device (device-independent).
 bool device_slot(int op, int kt)
@@ -307,7 +304,25 @@ bool host_slots = false;
 opf_count_t host_min_count = 0;
 bool host_ok[OPF_OPID_COUNT][OPF_KT_COUNT];
 
+int probe(const opf_hw_info_t *hw, char *reason, size_t reason_len);
+int memory_kind = -1;   // "opencl", registered at init_query
+
+// The device buffers' memory kind exists whenever the component is usable;
+// cl_mem handles cannot be told from a pointer, so it claims none (stream
+// calls name the kind).
 int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
+{
+    if (int rc = probe(hw, reason, reason_len)) return rc;
+    memory_kind = opf_memory_kind_register("opencl", nullptr);
+    if (memory_kind < 0) {
+        std::snprintf(reason, reason_len, "memory kind \"opencl\" is taken");
+        return 1;
+    }
+    return 0;
+}
+
+// Loads the ICD loader and probes the devices; decides the host slots.
+int probe(const opf_hw_info_t *hw, char *reason, size_t reason_len)
 {
     auto refuse = [&](const std::string &why) {
         std::snprintf(reason, reason_len, "%s", why.c_str());
@@ -423,12 +438,10 @@ int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
                 host_min_count = from;
                 host_note = "host memory: counts >= " + std::to_string(from) + " (measured float SUM: " + report + ")";
             } else {
-                // One module per op (component ABI): serving host memory
-                // would take the op's module from device buffers, which come
-                // first. -2 (or the count) serves host memory instead.
+                // Auto only reports: -2 (or the count) serves host memory.
                 host_note = "host memory: not served, would win from " + std::to_string(from) +
-                            " (device buffers keep the op's module; op_opencl_host_min_count=" + std::to_string(from) +
-                            " serves host memory instead; measured float SUM: " + report + ")";
+                            " (op_opencl_host_min_count=" + std::to_string(from) +
+                            " serves it; measured float SUM: " + report + ")";
             }
         } else {
             host_note = "host memory: off (measured float SUM, never 10% faster than the CPU: " + report + ")";
@@ -458,36 +471,39 @@ int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     return 0;
 }
 
+// Host memory where it pays (op_opencl_host_min_count), and device buffers
+// (stream kernels, reached through opf_reduce_local(3)_stream by
+// libopframe-opencl's opf_cl_* calls): one offer per kernel type and memory.
 int op_query(int op_id, opf_module_t *module)
 {
-    module->priority = int(priority);
-    if (host_slots) {
-        module->memory_kind = OPF_MEM_HOST;
-        module->min_count = host_min_count;
-        bool any = false;
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-            if (host_ok[op_id][kt]) {
-                module->fn2[kt] = kHost2[op_id][kt];
-                module->fn3[kt] = kHost3[op_id][kt];
-                any = true;
-            }
-        return any ? 0 : 1;
-    }
-    // Device memory: the stream kernels, reached through
-    // opf_reduce_local(3)_stream (libopframe-opencl's opf_cl_* calls).
-    module->memory_kind = OPF_MEM_OPENCL;
-    bool any = false;
-    for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-        if (device_slot(op_id, kt)) {
-            module->stream_fn2[kt] = kStream2[op_id][kt];
-            module->stream_fn3[kt] = kStream3[op_id][kt];
-            any = true;
+    int offered = 0;
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+        const Entries &e = kEntries[op_id][kt];
+        opf_offer_t offer{};
+        offer.struct_size = sizeof offer;
+        offer.kernel_type = kt;
+        offer.priority = int(priority);
+        if (host_slots && host_ok[op_id][kt]) {
+            opf_offer_t host = offer;
+            host.min_count = host_min_count;
+            host.kernel2 = e.host2;
+            host.kernel3 = e.host3;
+            offered += opf_module_offer(module, &host) == OPF_SUCCESS;
         }
-    return any ? 0 : 1;
+        if (memory_kind > 0 && device_slot(op_id, kt)) {
+            opf_offer_t device = offer;
+            device.memory_kind = memory_kind;
+            device.stream2 = e.stream2;
+            device.stream3 = e.stream3;
+            offered += opf_module_offer(module, &device) == OPF_SUCCESS;
+        }
+    }
+    return offered ? 0 : 1;
 }
 
 void close()
 {
+    memory_kind = -1;
     host_close();
     release_all();
     host_slots = false;
@@ -508,6 +524,5 @@ OPF_COMPONENT_DECLARE(opencl) = {
     .op_query = op_query,
     .module_enable = nullptr,
     .module_release = nullptr,
-    .memory_kind = nullptr,
     .close = close,
 };

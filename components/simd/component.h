@@ -1,71 +1,42 @@
 // component.h — the life cycle shared by the SIMD components: parameters,
-// the hardware check, and the slot table generated from base/type_list.h.
-// An ISA traits struct (opf_op_avx2.cpp, opf_op_avx512.cpp) supplies:
+// the hardware check and the offers. Compiled WITHOUT ISA flags (Open MPI's
+// op/avx layout): register_params and init_query run before the component
+// knows whether the CPU has its ISA, and a -mavx2 / -mavx512* build of them
+// could fill a struct with VEX / EVEX instructions and die of SIGILL instead
+// of disqualifying itself. The kernels live in <isa>_kernels.cpp, built with
+// the ISA's flags (kernels.h), and reach the life cycle only as the constant
+// tables declared below, read by op_query after init_query said yes.
 //
-//   bytes                      register width in bytes
-//   name, required, required_text, default_priority, support_words, support_help
-//   granule                    masked tails come in multiples of this many bytes
-//   load_partial, store_partial, widen_half, narrow_half
-//   offers<Op, T>              false where the kernel was measured not to beat the base
-//   adjust(op, module, support, x86)   per-feature variants of some slots
+// An ISA's life-cycle traits (opf_op_avx2.cpp, opf_op_avx512.cpp) supply:
+//   name, description, required, required_text
+//   priority_param, default_priority, support_param, support_words, support_help
+//   table                               its kernels' SlotTable
+//   adjust(op, row, support, x86)       per-feature variants of some slots
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 
 #include <opframe/component.h>
 #include <opframe/introspect.h>
-#include "components/simd/simd.h"
+#include "base/matrix.h"
 
 namespace opf::simd {
-
-#include "components/simd/driver.inc"
 
 struct SlotFns {
     opf_kernel2_fn *fn2 = nullptr;
     opf_kernel3_fn *fn3 = nullptr;
 };
-using SlotRow = std::array<SlotFns, OPF_KT_COUNT>;
-using SlotTable = std::array<SlotRow, OPF_OPID_COUNT>;
+using SlotTable = base::Matrix<SlotFns>;
+using SlotRow = SlotFns[OPF_KT_COUNT];
 
-// ---- the (op x kernel type) table, generated like base/kernels.cpp ---------------
-template <class Isa, class Op, class T> constexpr SlotFns slot()
-{
-    using F = family_for<Op, T>;
-    if constexpr (std::is_void_v<F>) return {};
-    else if constexpr (!Isa::template offers<Op, T>) return {};
-    else return {&kernel2<F, Isa>, &kernel3<F, Isa>};
-}
-template <class Isa, class Op, std::size_t... K> constexpr SlotRow row(std::index_sequence<K...>)
-{
-    return {slot<Isa, Op, base::at_t<K, base::KernelTypes>>()...};
-}
-template <class Isa, std::size_t... O> constexpr SlotTable make_table(std::index_sequence<O...>)
-{
-    return {row<Isa, base::at_t<O, base::Ops>>(std::make_index_sequence<OPF_KT_COUNT>{})...};
-}
-template <class Isa> inline constexpr SlotTable table = make_table<Isa>(std::make_index_sequence<OPF_OPID_COUNT>{});
-
-// Number of slots a table offers (both halves count as one slot).
-constexpr int offered_slots(const SlotTable &t)
-{
-    int n = 0;
-    for (const SlotRow &r : t)
-        for (const SlotFns &s : r) n += s.fn2 != nullptr;
-    return n;
-}
-
-// ---- the life cycle ------------------------------------------------------------------
-// These functions run before the component knows whether the CPU has its ISA
-// (register_params, init_query) and the module file is built with -mavx2 /
-// -mavx512*: compiled as they are, GCC may well use VEX or EVEX instructions
-// to fill a struct, and the process would die of SIGILL instead of the
-// component disqualifying itself. So they are compiled for baseline x86-64
-// (SSE2). The kernels are only reachable through op_query, after init_query.
-#pragma GCC push_options
-#if defined(__x86_64__)   // (the aarch64 components have their own life cycle: components/aarch64/arm.h)
-#pragma GCC target("no-sse3")
-#endif
+// The tables the kernel files define (constant-initialised: loading the
+// module runs no ISA code).
+extern const SlotTable avx2_table;
+extern const SlotTable avx512_table;
+extern const SlotTable avx512_fp16_table;   // the OPF_KT_FLOAT16 column: AVX512-FP16
+extern const SlotTable avx512_bf16_table;   // the OPF_KT_BFLOAT16 column: AVX512-BF16
 
 template <class Isa> struct Component {
     static inline int64_t priority = 0;
@@ -112,17 +83,21 @@ template <class Isa> struct Component {
     static int op_query(int op_id, opf_module_t *module)
     {
         if (op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
-        module->priority = int(priority);
-        module->memory_kind = OPF_MEM_HOST;
-        const SlotRow &r = table<Isa>[op_id];
+        SlotRow row;
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = Isa::table[op_id][kt];
+        Isa::adjust(op_id, row, support, x86);
+        int offered = 0;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            module->fn2[kt] = r[kt].fn2;
-            module->fn3[kt] = r[kt].fn3;
+            if (!row[kt].fn2 && !row[kt].fn3) continue;
+            opf_offer_t offer{};   // host memory, all counts
+            offer.struct_size = sizeof offer;
+            offer.kernel_type = kt;
+            offer.priority = int(priority);
+            offer.kernel2 = row[kt].fn2;
+            offer.kernel3 = row[kt].fn3;
+            offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
         }
-        Isa::adjust(op_id, module, support, x86);
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-            if (module->fn2[kt] || module->fn3[kt]) return 0;
-        return 1;   // nothing for this op (REPLACE, NO_OP)
+        return offered ? 0 : 1;   // nothing for this op (REPLACE, NO_OP)
     }
 
     static constexpr opf_component_t descriptor = {
@@ -137,11 +112,8 @@ template <class Isa> struct Component {
         .op_query = op_query,
         .module_enable = nullptr,
         .module_release = nullptr,
-        .memory_kind = nullptr,
         .close = nullptr,
     };
 };
-
-#pragma GCC pop_options
 
 } // namespace opf::simd

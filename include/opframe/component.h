@@ -1,128 +1,139 @@
 /*
  * component.h — the one door between the opframe framework and its kernel
- * providers: the base, and components loaded at run time.
+ * providers: the base, and components loaded at run time. Component ABI 2.
  *
- * Kernels are indexed by (op id, kernel type). A kernel type is a storage
- * layout plus arithmetic: OPF_INT and OPF_INT32_T share OPF_KT_INT32. Every
- * kernel takes a 64-bit element count and must give the base's result bit for
- * bit (any NaN matches any NaN). Kernels accept any element-aligned address
- * (the framework sends misaligned blocks to the base's memcpy kernels),
- * and touch data bytes only: a buffer of n pairs ends at the last pair's data
- * (MPI's true extent: 12 bytes for the last DOUBLE_INT, not 16), and the
- * padding of an x87 long double is never written.
+ * Kernels are indexed by (op id, kernel type, memory kind) (kernel.h). Every
+ * kernel takes a 64-bit element count and must give the base's result bit
+ * for bit (any NaN matches any NaN). Kernels accept any element-aligned
+ * address (the framework sends misaligned blocks to the base's memcpy
+ * kernels), and touch data bytes only: a buffer of n pairs ends at the last
+ * pair's data (MPI's true extent: 12 bytes for the last DOUBLE_INT, not 16),
+ * and the padding of an x87 long double is never written.
  *
  * A component is a shared object named opf_op_<name>.so that exports one
  * symbol, `opf_op_<name>_component`, of type opf_component_t. Its life:
  *
  *   register_params()   declare its MCA parameters (opf_param_register)
  *   open()              acquire what it needs; nonzero: the component is skipped
- *   init_query(hw)      probe the hardware; may disqualify itself with a reason
- *   op_query(op, m)     per predefined op: offer some slots in module m
+ *   init_query(hw)      probe the hardware; may disqualify itself with a reason;
+ *                       a device component registers its memory kind here
+ *   op_query(op, m)     per predefined op: offer kernels, one opf_module_offer
+ *                       call per (kernel type, memory kind)
  *   module_enable(m)    the framework installed at least one of m's kernels
+ *   module_release(m)   the last installed kernel of m is gone
  *   close()             at finalize, after every module was released
  *
- * Modules are reference-counted by the framework: it calls module_release
- * once per module when the last installed kernel of that module is gone.
+ * ---- ABI change list for component writers: version 1 -> 2 ----------------
+ *  1. OPF_COMPONENT_ABI_VERSION is 2. The framework refuses a version-1 file
+ *     ("component ABI version 1, this framework speaks 2"): rebuild it.
+ *  2. opf_module_t is no longer filled in: its fixed [OPF_KT_COUNT] arrays,
+ *     `priority`, `memory_kind` and `min_count` are gone. op_query calls
+ *     opf_module_offer(module, &offer) once per (kernel type, memory kind),
+ *     with the priority, memory kind, minimum count and kernels in the
+ *     opf_offer_t. Kernel types can now be appended without moving anything
+ *     under a built component; new kernel forms are appended to opf_offer_t,
+ *     whose struct_size (set it to sizeof(opf_offer_t)) tells the framework
+ *     which fields the component knows.
+ *  3. Memory kinds are registered at run time: opf_memory_kind_register(name,
+ *     claim) in init_query returns the kind's id; OPF_MEM_CUDA,
+ *     OPF_MEM_OPENCL and the component's `memory_kind` hook are gone (the
+ *     claim hook replaces it). Applications find a kind by name with
+ *     opf_memory_kind_lookup (device.h).
+ *  4. Synchronous kernels on device memory are opf_device_kernel2_fn /
+ *     opf_device_kernel3_fn (offer.device2 / .device3): they return an OPF_*
+ *     code and say why with opf_component_set_error; the caller of
+ *     opf_reduce_local gets that code and message. Host kernels stay void.
+ *     Stream kernels (offer.stream2 / .stream3) report errors the same way.
+ *  5. opf_component_log(level, fmt, ...) prints when op_base_verbose >= level,
+ *     prefixed with the component's name: no more reading op_base_verbose
+ *     through opf_param_get.
+ *  6. Applications no longer see this header through device.h or
+ *     introspect.h: the shared words (kernel types and signatures, the
+ *     hardware description, parameter types) moved to kernel.h, which
+ *     component.h includes.
  */
 #ifndef OPFRAME_COMPONENT_H
 #define OPFRAME_COMPONENT_H
 
 #include <stddef.h>
 #include <opframe/opframe.h>
+#include <opframe/kernel.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Kernel types. Order is part of the ABI: append only. */
-enum {
-    OPF_KT_INT8, OPF_KT_UINT8, OPF_KT_INT16, OPF_KT_UINT16,
-    OPF_KT_INT32, OPF_KT_UINT32, OPF_KT_INT64, OPF_KT_UINT64,
-    OPF_KT_INT128,
-    OPF_KT_FLOAT16, OPF_KT_BFLOAT16, OPF_KT_FLOAT, OPF_KT_DOUBLE,
-    OPF_KT_LONG_DOUBLE, OPF_KT_FLOAT128,
-    OPF_KT_C_FLOAT_COMPLEX, OPF_KT_C_DOUBLE_COMPLEX, OPF_KT_C_LONG_DOUBLE_COMPLEX,
-    /* value-index pairs, laid out as the C struct {value; index;} */
-    OPF_KT_FLOAT_INT, OPF_KT_DOUBLE_INT, OPF_KT_LONG_INT, OPF_KT_2INT,
-    OPF_KT_SHORT_INT, OPF_KT_LONG_DOUBLE_INT, OPF_KT_2FLOAT, OPF_KT_2DOUBLE,
-    OPF_KT_COUNT
-};
-
-/* Memory kinds a kernel works on. */
-enum { OPF_MEM_HOST, OPF_MEM_CUDA, OPF_MEM_OPENCL, OPF_MEM_KIND_COUNT };
-
-/* inout[i] = in[i] op inout[i], i < n */
-typedef void opf_kernel2_fn(const void *in, void *inout, opf_count_t n);
-/* out[i] = in1[i] op in2[i], i < n; out may equal in1 or in2 */
-typedef void opf_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n);
-/* Device kernels, enqueued on a stream / queue of the component's API
- * (cudaStream_t, cl_command_queue); they return an OPF_* code. */
-typedef int opf_stream_kernel2_fn(const void *in, void *inout, opf_count_t n, void *stream);
-typedef int opf_stream_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n, void *stream);
-
-/* ---- the hardware, probed once at init and handed to every component ---- */
-enum {
-    OPF_X86_SSE2 = 1u << 0, OPF_X86_SSE4_1 = 1u << 1, OPF_X86_AVX = 1u << 2,
-    OPF_X86_AVX2 = 1u << 3, OPF_X86_FMA = 1u << 4, OPF_X86_F16C = 1u << 5,
-    OPF_X86_AVX512F = 1u << 6, OPF_X86_AVX512BW = 1u << 7, OPF_X86_AVX512VL = 1u << 8,
-    OPF_X86_AVX512DQ = 1u << 9, OPF_X86_AVX512_FP16 = 1u << 10, OPF_X86_AVX512_BF16 = 1u << 11
-};
-/* Arm (aarch64), as Linux reports them in getauxval(AT_HWCAP / AT_HWCAP2) */
-enum {
-    OPF_ARM_ASIMD = 1u << 0,     /* Advanced SIMD (NEON) */
-    OPF_ARM_FPHP = 1u << 1,      /* scalar half-precision arithmetic (FEAT_FP16) */
-    OPF_ARM_ASIMDHP = 1u << 2,   /* Advanced SIMD half-precision arithmetic (FEAT_FP16) */
-    OPF_ARM_SVE = 1u << 3, OPF_ARM_SVE2 = 1u << 4,
-    OPF_ARM_BF16 = 1u << 5,      /* BFloat16 conversions in Advanced SIMD (FEAT_BF16) */
-    OPF_ARM_SVEBF16 = 1u << 6    /* ... and in SVE */
-};
-
-#define OPF_HW_MAX_DEVICES 16
-typedef struct opf_hw_device {
-    char name[64];      /* hwloc OS device name, e.g. "cuda0", "opencl0d0" */
-    char kind[16];      /* "gpu", "opencl", "cuda", "coproc" */
-    char model[96];
-} opf_hw_device_t;
-
-typedef struct opf_hw_info {
-    size_t struct_size;          /* sizeof(opf_hw_info_t) of the framework */
-    char cpu_model[96];
-    /* ISA usable here: the CPU reports it (CPUID) AND the OS saves its
-     * register state (XGETBV) */
-    unsigned int x86_features;
-    unsigned int x86_cpu_only;   /* reported by CPUID but not enabled by the OS */
-    int cores, pus, numa_nodes;
-    int64_t l1d_bytes, l2_bytes, l3_bytes;   /* per cache instance; 0 if unknown */
-    int hwloc;                   /* 1 if the topology came from hwloc */
-    int n_devices;
-    opf_hw_device_t devices[OPF_HW_MAX_DEVICES];
-    /* Appended (check struct_size before reading): the Arm ISA, 0 elsewhere */
-    unsigned int arm_features;         /* OPF_ARM_* */
-    unsigned int arm_sve_vector_bits;  /* this thread's SVE vector length (prctl); 0 without SVE */
-} opf_hw_info_t;
-
-/* ---- modules: what a component offers for one op ------------------------ */
-typedef struct opf_module opf_module_t;
-struct opf_module {
+/* ---- offers: what a component serves -------------------------------------- */
+/* One offer: kernels for (the module's op, kernel_type, memory_kind). Set
+ * struct_size to sizeof(opf_offer_t) and leave unused fields zero:
+ *
+ *   opf_offer_t o = {.struct_size = sizeof o, .kernel_type = OPF_KT_INT32,
+ *                    .priority = 20, .kernel2 = sum2, .kernel3 = sum3};    (C99)
+ *   opf_module_offer(module, &o);
+ *
+ * (In C++, zero it with `opf_offer_t o{};` and assign the fields.)
+ *
+ * Host memory takes kernel2 / kernel3; a registered device kind takes
+ * device2 / device3 (synchronous calls) and stream2 / stream3 (opf_reduce_
+ * local_stream). Each NULL kernel is no offer for that form. */
+typedef struct opf_offer {
+    size_t struct_size;          /* sizeof(opf_offer_t) the component was built with */
+    int kernel_type;             /* OPF_KT_* */
+    int memory_kind;             /* OPF_MEM_HOST, or a kind this component registered */
     int priority;                /* higher wins a slot; ties break by component name */
-    int memory_kind;             /* OPF_MEM_*: which table the kernels go in */
     opf_count_t min_count;       /* serve only counts >= min_count (0: all) */
-    opf_kernel2_fn *fn2[OPF_KT_COUNT];   /* NULL: no offer for that slot */
-    opf_kernel3_fn *fn3[OPF_KT_COUNT];
-    opf_stream_kernel2_fn *stream_fn2[OPF_KT_COUNT];   /* device components only */
-    opf_stream_kernel3_fn *stream_fn3[OPF_KT_COUNT];
+    opf_kernel2_fn *kernel2;
+    opf_kernel3_fn *kernel3;
+    opf_device_kernel2_fn *device2;
+    opf_device_kernel3_fn *device3;
+    opf_stream_kernel2_fn *stream2;
+    opf_stream_kernel3_fn *stream3;
+    /* new forms are appended here; struct_size says which ones a component knows */
+} opf_offer_t;
+
+/* What a component offers for one op: the unit the framework enables and
+ * releases. Allocated by the framework (it may grow at the end). */
+typedef struct opf_module {
+    int op_id;                   /* the predefined op of this module */
     void *component_data;        /* the component's own */
-};
+} opf_module_t;
+
+/* Offers kernels for one (kernel type, memory kind) of `module`'s op; call
+ * from op_query. OPF_ERR_ARG, and the offer is not taken, for a kernel type
+ * or memory kind the framework does not know, a form that the memory kind
+ * does not take, a negative min_count or no kernel (each warned about on
+ * stderr with the reason), or a slot that does not exist (said at
+ * op_base_verbose >= 1). */
+int opf_module_offer(opf_module_t *module, const opf_offer_t *offer);
+
+/* ---- memory kinds ------------------------------------------------------------ */
+/* Answers whether `ptr` is memory of the registering component's kind. */
+typedef int opf_memory_claim_fn(const void *ptr);
+
+/* Registers a device memory kind named `name` (letters, digits, '_') for the
+ * calling component; call from init_query. Returns its id (> 0), or a
+ * negative OPF_ERR_* code (name taken or malformed). `claim` may be NULL: the
+ * kind is then reached through stream calls only; otherwise opf_reduce_local
+ * asks it about each buffer (only while some component registered a claim). */
+int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim);
+
+/* ---- errors and logging --------------------------------------------------------- */
+/* Sets the calling thread's opf_last_error reason (the framework prefixes the
+ * call, op, type and component) and returns `code`, for a kernel to write
+ * `return opf_component_set_error(OPF_ERR_INTERN, "copy failed: %s", why);` */
+int opf_component_set_error(int code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints "opframe: <component>: <message>" on stderr when op_base_verbose >= level. */
+void opf_component_log(int level, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ---- parameters --------------------------------------------------------- */
-enum {
-    OPF_PARAM_BOOL, OPF_PARAM_INT, OPF_PARAM_SIZE, OPF_PARAM_DOUBLE,
-    OPF_PARAM_STRING, OPF_PARAM_ENUM, OPF_PARAM_FLAGS
-};
-enum {
-    OPF_PARAM_SETTABLE = 0, OPF_PARAM_READ_ONLY = 1
-};
-
 /* A parameter's declaration. The framework resolves its value from the
  * sources (API > command line > environment > user file > system file >
  * default) and writes it to `storage`:
@@ -147,11 +158,11 @@ typedef struct opf_param_spec {
 int opf_param_register(const opf_param_spec_t *spec);
 
 /* ---- the component ------------------------------------------------------ */
-#define OPF_COMPONENT_ABI_VERSION 1
+#define OPF_COMPONENT_ABI_VERSION 2
 #define OPF_FRAMEWORK_NAME "op"
 
 typedef struct opf_component {
-    int abi_version;             /* OPF_COMPONENT_ABI_VERSION it was built with */
+    int abi_version;             /* OPF_COMPONENT_ABI_VERSION it was built with: says the layout below */
     const char *framework;       /* OPF_FRAMEWORK_NAME */
     const char *name;            /* must match the file name opf_op_<name> */
     int version[3];              /* the component's major, minor, release */
@@ -161,13 +172,11 @@ typedef struct opf_component {
     int (*open)(void);
     /* 0: available. Nonzero: disqualified; `reason` says why. */
     int (*init_query)(const opf_hw_info_t *hw, char *reason, size_t reason_len);
-    /* Fill `module` (zeroed by the framework) for predefined op `op_id`;
-     * return 0 to offer it, nonzero to offer nothing for this op. */
+    /* Offer kernels for predefined op `op_id` through opf_module_offer;
+     * return 0 to keep the module, nonzero to drop it with its offers. */
     int (*op_query)(int op_id, opf_module_t *module);
     void (*module_enable)(opf_module_t *module);
     void (*module_release)(opf_module_t *module);
-    /* Device components: the OPF_MEM_* kind of `ptr`, or -1 if not theirs. */
-    int (*memory_kind)(const void *ptr);
     void (*close)(void);
 } opf_component_t;
 

@@ -52,18 +52,27 @@
 extern "C" {
 #endif
 
+/* The memory kind the cuda component registered, or -1 when it is not
+ * available (the stream calls then fail with OPF_ERR_OP). */
+static inline int opf_cuda_memory_kind(void)
+{
+    int kind = -1;
+    opf_memory_kind_lookup("cuda", &kind);
+    return kind;
+}
+
 /* inout = in op inout, enqueued on `stream`. */
 static inline int opf_cuda_reduce_local(const void *in, void *inout, opf_count_t count, opf_datatype_t datatype,
                                         opf_op_t op, cudaStream_t stream)
 {
-    return opf_reduce_local_stream(in, inout, count, datatype, op, OPF_MEM_CUDA, (void *)stream);
+    return opf_reduce_local_stream(in, inout, count, datatype, op, opf_cuda_memory_kind(), (void *)stream);
 }
 
 /* out = in1 op in2, enqueued on `stream`; out may be in1 or in2. */
 static inline int opf_cuda_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                                          opf_datatype_t datatype, opf_op_t op, cudaStream_t stream)
 {
-    return opf_reduce_local3_stream(in1, in2, out, count, datatype, op, OPF_MEM_CUDA, (void *)stream);
+    return opf_reduce_local3_stream(in1, in2, out, count, datatype, op, opf_cuda_memory_kind(), (void *)stream);
 }
 
 /* 1 if the cuda component is loaded and available, else 0; `status` (may be
@@ -98,7 +107,7 @@ static inline int opf_cuda_supported(opf_op_t op, opf_datatype_t datatype, int *
     if ((rc = opf_type_kernel_type(datatype, &kernel_type)) != OPF_SUCCESS) return rc;
     if (!valid || kernel_type < 0) return OPF_SUCCESS;
     {
-        const char *who = opf_slot_provider_mem((int)op_id, kernel_type, OPF_MEM_CUDA, 2, 1);
+        const char *who = opf_slot_provider_mem((int)op_id, kernel_type, opf_cuda_memory_kind(), 2, 1);
         *supported = who != NULL && strcmp(who, "base") != 0;
     }
     return OPF_SUCCESS;

@@ -2,25 +2,37 @@
  * device.h — reductions enqueued on a device stream or queue.
  *
  * opf_reduce_local / opf_reduce_local3 run on a device when a device
- * component claims the pointers through its memory_kind hook (cuda does;
- * opencl cannot recognise its buffers from a pointer: use opencl.h); they
- * return once the result is in place. The calls here instead enqueue the reduction on the caller's
- * stream (a cudaStream_t, a cl_command_queue, ... passed as void *) and return
- * at once. `memory_kind` is an OPF_MEM_* value of component.h. The datatype
+ * component claims the pointers (cuda does; opencl cannot recognise its
+ * buffers from a pointer: use opencl.h); they return once the result is in
+ * place, with the device's error code and reason if it failed. The calls here
+ * instead enqueue the reduction on the caller's stream (a cudaStream_t, a
+ * cl_command_queue, ... passed as void *) and return at once. `memory_kind`
+ * is the id a device component registered its memory under at opf_init
+ * (opf_memory_kind_lookup: "cuda", "opencl"). The datatype
  * must be contiguous (a predefined type, or a derived one without holes), and
- * the op predefined. When no component offers a stream kernel for the slot,
- * the call fails with OPF_ERR_OP and enqueues nothing.
+ * the op predefined. When no component offers a stream kernel for the slot
+ * (or none registered `memory_kind`), the call fails with OPF_ERR_OP and
+ * enqueues nothing; a count of 0 enqueues nothing and succeeds.
  *
  * cuda.h and opencl.h wrap these with their API's types.
  */
 #ifndef OPFRAME_DEVICE_H
 #define OPFRAME_DEVICE_H
 
-#include <opframe/component.h>
+#include <opframe/kernel.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The memory kind registered under `name` by a component opf_init loaded
+ * (initialising the library if needed). OPF_ERR_ARG, *memory_kind = -1, when
+ * no available component registered it. OPF_MEM_HOST is "host". */
+int opf_memory_kind_lookup(const char *name, int *memory_kind);
+/* Memory kinds known now (host included: ids 0 .. count-1), and the name of
+ * one (NULL for an id out of range). */
+int opf_memory_kind_count(void);
+const char *opf_memory_kind_name(int memory_kind);
 
 int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                             opf_op_t op, int memory_kind, void *stream);

@@ -5,7 +5,8 @@
 #ifndef OPFRAME_INTROSPECT_H
 #define OPFRAME_INTROSPECT_H
 
-#include <opframe/component.h>
+#include <opframe/kernel.h>
+#include <opframe/device.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,7 +85,8 @@ typedef struct opf_failed_info {
 int opf_failed_count(void);
 int opf_failed_describe(int index, opf_failed_info_t *info);
 
-/* As opf_slot_provider, for a memory kind (OPF_MEM_*). */
+/* As opf_slot_provider, for a memory kind (OPF_MEM_HOST, or an id of device.h's
+ * opf_memory_kind_lookup). */
 const char *opf_slot_provider_mem(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
 /* The offers for one slot half, their priorities and why the winner won, as
  * text (opframe_info --explain). */
@@ -117,13 +119,9 @@ int opf_device_count(void);
 int opf_device_describe(int index, opf_device_info_t *info);
 
 /* ---- memory kinds by name ------------------------------------------------------ */
-/* Tools name memory kinds ("host", "cuda", "opencl") instead of using the
- * OPF_MEM_* values, so that they keep working when kinds are registered at
- * run time. */
-int opf_memory_kind_count(void);
-/* The name of a memory kind, NULL if out of range. */
-const char *opf_memory_kind_name(int memory_kind);
-/* The memory kind of a name (case-insensitive), -1 if unknown. */
+/* Memory kinds are registered at run time by device components
+ * (opf_memory_kind_count / _name / _lookup in device.h). For tools: the
+ * memory kind of a name (case-insensitive), -1 if unknown. */
 int opf_memory_kind_by_name(const char *name);
 
 /* ---- stream kernels (device.h) of a slot --------------------------------------- */

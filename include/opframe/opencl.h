@@ -8,10 +8,10 @@
  * The kernels come from the `opencl` component (opf_op_opencl.so), which
  * opf_init loads from the component path like every other component. These
  * functions, in the small library libopframe-opencl, wrap
- * opf_reduce_local(3)_stream (device.h) with memory kind OPF_MEM_OPENCL: the
+ * opf_reduce_local(3)_stream (device.h) with memory kind "opencl": the
  * framework picks the stream kernel of the slot (priority, op=..., pins). If
  * no component serves OpenCL memory (no ICD loader, no platform or device,
- * op=^opencl, or the component serving host memory instead), the calls return
+ * op=^opencl), the calls return
  * OPF_ERR_OP and opf_cl_last_error() says why. The first call runs opf_init
  * if needed.
  *
@@ -61,7 +61,6 @@
 #endif
 #include <stddef.h>
 #include <opframe/opframe.h>
-#include <opframe/component.h>
 #include <opframe/device.h>
 
 #ifdef __cplusplus
@@ -99,8 +98,8 @@ int opf_cl_release_context(cl_context context);
 const char *opf_cl_last_error(void);
 
 /* ---- OpenCL components (not for applications) -----------------------------
- * Stream kernels of memory kind OPF_MEM_OPENCL (opf_module_t.stream_fn2 /
- * stream_fn3), reached through opf_reduce_local(3)_stream, are called as
+ * Stream kernels of memory kind "opencl" (opf_offer_t.stream2 / stream3),
+ * reached through opf_reduce_local(3)_stream, are called as
  *     fn2((const void *)in, (void *)inout, n, &launch)
  *     fn3((const void *)in1, (const void *)in2, (void *)out, n, &launch)
  * where the buffers are cl_mem handles (or SVM pointers when launch.svm),

@@ -27,6 +27,9 @@ extern "C" {
 #define OPF_VERSION_MAJOR 0
 #define OPF_VERSION_MINOR 1
 #define OPF_VERSION_PATCH 0
+/* The version of the library in use (which may be newer than the header a
+ * program was built with): major, minor, patch; any pointer may be NULL. */
+int opf_get_api_version(int *major, int *minor, int *patch);
 
 /* Signed 64-bit element counts and byte displacements. */
 typedef int64_t opf_count_t;

@@ -1,12 +1,14 @@
 /* abi: a broken test component built for a future component ABI (999). */
 #include "tc_common.h"
 
+static const tc_offer_t offers[] = {
+    {OPF_OPID_SUM, OPF_KT_INT32, tc_sum_i32_2, NULL},   /* never to be used: the file is refused */
+};
+
 static int op_query(int op_id, opf_module_t *module)
 {
-    (void)op_id;
-    module->priority = 1000;
-    module->fn2[OPF_KT_INT32] = tc_sum_i32_2;
-    return 0;
+    tc_priority = 1000;   /* would win every slot it offers */
+    return TC_OFFERS(offers);
 }
 
 OPF_COMPONENT_DECLARE(abi) = {

@@ -9,27 +9,14 @@
 
 static int register_params(void) { return tc_register("op_beta_priority", "50", "op_beta_calls"); }
 
-static int op_query(int op_id, opf_module_t *module)
-{
-    module->priority = (int)tc_priority;
-    module->memory_kind = OPF_MEM_HOST;
-    switch (op_id) {
-    case OPF_OPID_SUM:
-        module->fn2[OPF_KT_INT32] = tc_sum_i32_2;
-        module->fn3[OPF_KT_INT32] = tc_sum_i32_3;
-        module->fn3[OPF_KT_INT64] = tc_sum_i64_3;
-        return 0;
-    case OPF_OPID_MAX:
-        module->fn2[OPF_KT_INT32] = tc_max_i32_2;
-        return 0;
-    case OPF_OPID_PROD:
-        module->fn2[OPF_KT_INT32] = tc_prod_i32_2;
-        module->fn3[OPF_KT_INT32] = tc_prod_i32_3;
-        return 0;
-    default:
-        return 1;
-    }
-}
+static const tc_offer_t offers[] = {
+    {OPF_OPID_SUM, OPF_KT_INT32, tc_sum_i32_2, tc_sum_i32_3},
+    {OPF_OPID_SUM, OPF_KT_INT64, NULL, tc_sum_i64_3},
+    {OPF_OPID_MAX, OPF_KT_INT32, tc_max_i32_2, NULL},
+    {OPF_OPID_PROD, OPF_KT_INT32, tc_prod_i32_2, tc_prod_i32_3},
+};
+
+static int op_query(int op_id, opf_module_t *module) { return TC_OFFERS(offers); }
 
 OPF_COMPONENT_DECLARE(beta) = {
     .abi_version = OPF_COMPONENT_ABI_VERSION,

@@ -8,12 +8,14 @@ static int init_query(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     return 1;
 }
 
+static const tc_offer_t offers[] = {
+    {OPF_OPID_SUM, OPF_KT_INT32, tc_sum_i32_2, NULL},   /* never to be used: init_query refused */
+};
+
 static int op_query(int op_id, opf_module_t *module)
 {
-    (void)op_id;
-    module->priority = 1000;
-    module->fn2[OPF_KT_INT32] = tc_sum_i32_2;   /* never to be used: init_query refused */
-    return 0;
+    tc_priority = 1000;   /* would win every slot it offers */
+    return TC_OFFERS(offers);
 }
 
 OPF_COMPONENT_DECLARE(refuse) = {

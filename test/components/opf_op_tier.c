@@ -14,15 +14,13 @@ static int register_params(void)
     return tc_register("op_tier_priority", "90", "op_tier_calls");
 }
 
+static const tc_offer_t offers[] = {
+    {OPF_OPID_SUM, OPF_KT_INT32, tc_sum_i32_2, tc_sum_i32_3},
+};
+
 static int op_query(int op_id, opf_module_t *module)
 {
-    if (op_id != OPF_OPID_SUM) return 1;
-    module->priority = (int)tc_priority;
-    module->memory_kind = OPF_MEM_HOST;
-    module->min_count = min_count;
-    module->fn2[OPF_KT_INT32] = tc_sum_i32_2;
-    module->fn3[OPF_KT_INT32] = tc_sum_i32_3;
-    return 0;
+    return tc_offer_host(op_id, module, offers, sizeof offers / sizeof offers[0], min_count);
 }
 
 OPF_COMPONENT_DECLARE(tier) = {

@@ -22,23 +22,12 @@ static void sum_i32_off_3(const void *in1, const void *in2, void *out, opf_count
 
 static int register_params(void) { return tc_register("op_wrong_priority", "99", "op_wrong_calls"); }
 
-static int op_query(int op_id, opf_module_t *module)
-{
-    module->priority = (int)tc_priority;
-    module->memory_kind = OPF_MEM_HOST;
-    switch (op_id) {
-    case OPF_OPID_SUM:
-        module->fn2[OPF_KT_INT32] = sum_i32_off_2;
-        module->fn3[OPF_KT_INT32] = sum_i32_off_3;
-        return 0;
-    case OPF_OPID_BAND:
-        module->fn2[OPF_KT_INT32] = tc_band_i32_2;
-        module->fn3[OPF_KT_INT32] = tc_band_i32_3;
-        return 0;
-    default:
-        return 1;
-    }
-}
+static const tc_offer_t offers[] = {
+    {OPF_OPID_SUM, OPF_KT_INT32, sum_i32_off_2, sum_i32_off_3},
+    {OPF_OPID_BAND, OPF_KT_INT32, tc_band_i32_2, tc_band_i32_3},
+};
+
+static int op_query(int op_id, opf_module_t *module) { return TC_OFFERS(offers); }
 
 OPF_COMPONENT_DECLARE(wrong) = {
     .abi_version = OPF_COMPONENT_ABI_VERSION,

@@ -42,6 +42,31 @@ static TC_UNUSED int tc_init_query_ok(const opf_hw_info_t *hw, char *reason, siz
     return 0;
 }
 
+/* ---- offers ------------------------------------------------------------------ */
+/* One host offer: (op, kernel type) -> kernels. */
+typedef struct tc_offer {
+    int op_id, kernel_type;
+    opf_kernel2_fn *kernel2;
+    opf_kernel3_fn *kernel3;
+} tc_offer_t;
+
+/* op_query's body for a component that offers the host kernels of `list`
+ * (n entries) at priority tc_priority, for counts >= min_count. */
+static TC_UNUSED int tc_offer_host(int op_id, opf_module_t *module, const tc_offer_t *list, size_t n,
+                                   opf_count_t min_count)
+{
+    int offered = 0;
+    for (size_t i = 0; i < n; ++i) {
+        if (list[i].op_id != op_id) continue;
+        const opf_offer_t o = {.struct_size = sizeof o, .kernel_type = list[i].kernel_type,
+                               .memory_kind = OPF_MEM_HOST, .priority = (int)tc_priority, .min_count = min_count,
+                               .kernel2 = list[i].kernel2, .kernel3 = list[i].kernel3};
+        offered += opf_module_offer(module, &o) == OPF_SUCCESS;
+    }
+    return offered ? 0 : 1;
+}
+#define TC_OFFERS(list) tc_offer_host(op_id, module, list, sizeof list / sizeof list[0], 0)
+
 /* ---- exact kernels ---------------------------------------------------------- */
 #define TC_KERNELS(NAME, T, EXPR)                                                           \
     static TC_UNUSED void NAME##_2(const void *in, void *inout, opf_count_t n)              \

@@ -1,0 +1,62 @@
+// avx2_kernels.cpp — the avx2 component's kernels: simd.h's kernels on
+// 256-bit registers. Built with -mavx2 -mf16c -ffp-contract=off
+// -fno-fast-math and WITHOUT -mfma (no contraction can then happen, whatever
+// the flags). Data only reaches the life cycle (opf_op_avx2.cpp, built
+// without ISA flags): the constant table below.
+#include <immintrin.h>
+
+#include "components/simd/kernels.h"
+
+#if !defined(__AVX2__) || !defined(__F16C__)
+#error "avx2_kernels.cpp is built with -mavx2 -mf16c"
+#endif
+#if defined(__FMA__)
+#error "avx2_kernels.cpp is built without -mfma: the kernels must not contract a*b+c"
+#endif
+
+namespace opf::simd {
+namespace {
+
+struct Avx2 {
+    static constexpr std::size_t bytes = 32;
+    // Tails: vpmaskmovd, whole dwords (what is left below a dword: the base's scalar functor).
+    static constexpr std::size_t granule = 4;
+    // Registers of 32 or (float16) 16 bytes.
+    template <class V> static V dword_mask(std::size_t nbytes)
+    {
+        const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(nbytes / 4)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        if constexpr (sizeof(V) == 32) return as<V>(m);
+        else return as<V>(_mm256_castsi256_si128(m));
+    }
+    template <class V> [[gnu::always_inline]] static V load_partial(const unsigned char *p, std::size_t nbytes)
+    {
+        const auto *q = reinterpret_cast<const int *>(p);
+        if constexpr (sizeof(V) == 32) return as<V>(_mm256_maskload_epi32(q, dword_mask<__m256i>(nbytes)));
+        else return as<V>(_mm_maskload_epi32(q, dword_mask<__m128i>(nbytes)));
+    }
+    template <class V> [[gnu::always_inline]] static void store_partial(unsigned char *p, V v, std::size_t nbytes)
+    {
+        auto *q = reinterpret_cast<int *>(p);
+        if constexpr (sizeof(V) == 32) _mm256_maskstore_epi32(q, dword_mask<__m256i>(nbytes), as<__m256i>(v));
+        else _mm_maskstore_epi32(q, dword_mask<__m128i>(nbytes), as<__m128i>(v));
+    }
+
+    // float16 <-> float, 8 lanes; vcvtps2ph imm 0: round to nearest even.
+    [[gnu::always_inline]] static Vec<float, 32> widen_half(Vec<uint16_t, 16> h)
+    {
+        return as<Vec<float, 32>>(_mm256_cvtph_ps(as<__m128i>(h)));
+    }
+    [[gnu::always_inline]] static Vec<uint16_t, 16> narrow_half(Vec<float, 32> f)
+    {
+        return as<Vec<uint16_t, 16>>(_mm256_cvtps_ph(as<__m256>(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+
+    // Slots measured not to beat the base on AVX2 (see README.md).
+    template <class Op, class T> static constexpr bool offers = true;
+};
+
+} // namespace
+
+constinit const SlotTable avx2_table = isa_table<Avx2>();
+
+} // namespace opf::simd

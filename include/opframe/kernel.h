@@ -1,0 +1,104 @@
+/*
+ * kernel.h — the vocabulary that tools and components share: kernel types,
+ * kernel signatures, the memory kind of host memory, the probed hardware and
+ * the types of parameters. introspect.h and device.h need these words;
+ * component.h adds what only a component needs (modules, offers, the
+ * component descriptor), so an application never sees that ABI.
+ */
+#ifndef OPFRAME_KERNEL_H
+#define OPFRAME_KERNEL_H
+
+#include <stddef.h>
+#include <opframe/opframe.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernel types: a storage layout plus arithmetic (OPF_INT and OPF_INT32_T
+ * share OPF_KT_INT32). Values are part of the ABI: new types are appended,
+ * and OPF_KT_COUNT is only the number this header knows. */
+enum {
+    OPF_KT_INT8, OPF_KT_UINT8, OPF_KT_INT16, OPF_KT_UINT16,
+    OPF_KT_INT32, OPF_KT_UINT32, OPF_KT_INT64, OPF_KT_UINT64,
+    OPF_KT_INT128,
+    OPF_KT_FLOAT16, OPF_KT_BFLOAT16, OPF_KT_FLOAT, OPF_KT_DOUBLE,
+    OPF_KT_LONG_DOUBLE, OPF_KT_FLOAT128,
+    OPF_KT_C_FLOAT_COMPLEX, OPF_KT_C_DOUBLE_COMPLEX, OPF_KT_C_LONG_DOUBLE_COMPLEX,
+    /* value-index pairs, laid out as the C struct {value; index;} */
+    OPF_KT_FLOAT_INT, OPF_KT_DOUBLE_INT, OPF_KT_LONG_INT, OPF_KT_2INT,
+    OPF_KT_SHORT_INT, OPF_KT_LONG_DOUBLE_INT, OPF_KT_2FLOAT, OPF_KT_2DOUBLE,
+    OPF_KT_COUNT
+};
+
+/* Memory kinds: host memory is 0; device components register theirs at run
+ * time under a name (opf_memory_kind_lookup in device.h finds it). */
+#define OPF_MEM_HOST 0
+
+/* Host kernels: inout[i] = in[i] op inout[i] / out[i] = in1[i] op in2[i],
+ * i < n; out may equal in1 or in2. They cannot fail. */
+typedef void opf_kernel2_fn(const void *in, void *inout, opf_count_t n);
+typedef void opf_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n);
+/* Device kernels, synchronous: done when they return. They return an OPF_*
+ * code; on failure they say why with opf_component_set_error (component.h). */
+typedef int opf_device_kernel2_fn(const void *in, void *inout, opf_count_t n);
+typedef int opf_device_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n);
+/* Device kernels enqueued on a stream / queue of the component's API
+ * (cudaStream_t, cl_command_queue, ...); they return an OPF_* code. */
+typedef int opf_stream_kernel2_fn(const void *in, void *inout, opf_count_t n, void *stream);
+typedef int opf_stream_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n, void *stream);
+
+/* ---- the hardware, probed once at init and handed to every component ---- */
+enum {
+    OPF_X86_SSE2 = 1u << 0, OPF_X86_SSE4_1 = 1u << 1, OPF_X86_AVX = 1u << 2,
+    OPF_X86_AVX2 = 1u << 3, OPF_X86_FMA = 1u << 4, OPF_X86_F16C = 1u << 5,
+    OPF_X86_AVX512F = 1u << 6, OPF_X86_AVX512BW = 1u << 7, OPF_X86_AVX512VL = 1u << 8,
+    OPF_X86_AVX512DQ = 1u << 9, OPF_X86_AVX512_FP16 = 1u << 10, OPF_X86_AVX512_BF16 = 1u << 11
+};
+/* Arm (aarch64), as Linux reports them in getauxval(AT_HWCAP / AT_HWCAP2) */
+enum {
+    OPF_ARM_ASIMD = 1u << 0,     /* Advanced SIMD (NEON) */
+    OPF_ARM_FPHP = 1u << 1,      /* scalar half-precision arithmetic (FEAT_FP16) */
+    OPF_ARM_ASIMDHP = 1u << 2,   /* Advanced SIMD half-precision arithmetic (FEAT_FP16) */
+    OPF_ARM_SVE = 1u << 3, OPF_ARM_SVE2 = 1u << 4,
+    OPF_ARM_BF16 = 1u << 5,      /* BFloat16 conversions in Advanced SIMD (FEAT_BF16) */
+    OPF_ARM_SVEBF16 = 1u << 6    /* ... and in SVE */
+};
+
+#define OPF_HW_MAX_DEVICES 16
+typedef struct opf_hw_device {
+    char name[64];      /* hwloc OS device name, e.g. "cuda0", "opencl0d0" */
+    char kind[16];      /* "gpu", "opencl", "cuda", "coproc" */
+    char model[96];
+} opf_hw_device_t;
+
+typedef struct opf_hw_info {
+    size_t struct_size;          /* sizeof(opf_hw_info_t) of the framework */
+    char cpu_model[96];
+    /* ISA usable here: the CPU reports it (CPUID) AND the OS saves its
+     * register state (XGETBV) */
+    unsigned int x86_features;
+    unsigned int x86_cpu_only;   /* reported by CPUID but not enabled by the OS */
+    int cores, pus, numa_nodes;
+    int64_t l1d_bytes, l2_bytes, l3_bytes;   /* per cache instance; 0 if unknown */
+    int hwloc;                   /* 1 if the topology came from hwloc */
+    int n_devices;
+    opf_hw_device_t devices[OPF_HW_MAX_DEVICES];
+    /* Appended (check struct_size before reading): the Arm ISA, 0 elsewhere */
+    unsigned int arm_features;         /* OPF_ARM_* */
+    unsigned int arm_sve_vector_bits;  /* this thread's SVE vector length (prctl); 0 without SVE */
+} opf_hw_info_t;
+
+/* ---- parameter types (component.h declares, introspect.h describes) ------ */
+enum {
+    OPF_PARAM_BOOL, OPF_PARAM_INT, OPF_PARAM_SIZE, OPF_PARAM_DOUBLE,
+    OPF_PARAM_STRING, OPF_PARAM_ENUM, OPF_PARAM_FLAGS
+};
+enum {
+    OPF_PARAM_SETTABLE = 0, OPF_PARAM_READ_ONLY = 1
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPFRAME_KERNEL_H */
