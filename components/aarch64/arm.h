@@ -10,7 +10,7 @@
 //   name, description, required (OPF_ARM_* bits), required_text,
 //   priority_param, default_priority, support_param, support_words, support_help,
 //   sve_bits                           the SVE vector length it is built for (0: any)
-//   adjust(op, module, support, arm)   per-feature variants of some slots
+//   adjust(op, row, support, arm)      per-feature variants of some slots
 // float16 <-> float conversions (widen_half / narrow_half: FCVTL / FCVTN,
 // SVE FCVT) are base ARMv8, no FEAT_FP16; float -> half rounds by
 // FPCR.RMode, nearest even unless the program changed it (the base's float
@@ -22,7 +22,7 @@
 
 #include <opframe/component.h>
 #include <opframe/introspect.h>
-#include "components/simd/component.h"
+#include "components/simd/kernels.h"
 
 #if !defined(__aarch64__)
 #error "components/aarch64 is built for aarch64 only"
@@ -85,20 +85,16 @@ template <class Isa> struct ArmComponent {
         return 0;
     }
 
+    // Its kernels (constant-initialised; compiled with the module's ISA flags).
+    static constexpr SlotTable table = isa_table<Isa>();
+
     static int op_query(int op_id, opf_module_t *module)
     {
         if (op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
-        module->priority = int(priority);
-        module->memory_kind = OPF_MEM_HOST;
-        const SlotRow &r = table<Isa>[op_id];
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            module->fn2[kt] = r[kt].fn2;
-            module->fn3[kt] = r[kt].fn3;
-        }
-        Isa::adjust(op_id, module, support, arm);
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-            if (module->fn2[kt] || module->fn3[kt]) return 0;
-        return 1;   // nothing for this op (REPLACE, NO_OP)
+        SlotRow row;
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = table[op_id][kt];
+        Isa::adjust(op_id, row, support, arm);
+        return offer_row(module, row, int(priority));
     }
 
     static constexpr opf_component_t descriptor = {
@@ -113,7 +109,6 @@ template <class Isa> struct ArmComponent {
         .op_query = op_query,
         .module_enable = nullptr,
         .module_release = nullptr,
-        .memory_kind = nullptr,
         .close = nullptr,
     };
 };
@@ -126,12 +121,9 @@ struct Variant {
     unsigned feature;
     const SlotFns &fns;
 };
-inline void install(opf_module_t *module, int64_t support, unsigned arm, const Variant &v)
+inline void install(SlotRow &row, int64_t support, unsigned arm, const Variant &v)
 {
-    if ((support & v.word) && (arm & v.feature) == v.feature && v.fns.fn2) {
-        module->fn2[v.kernel_type] = v.fns.fn2;
-        module->fn3[v.kernel_type] = v.fns.fn3;
-    }
+    if ((support & v.word) && (arm & v.feature) == v.feature && v.fns.fn2) row[v.kernel_type] = v.fns;
 }
 
 OPF_ARM_BASELINE_END

@@ -79,7 +79,7 @@ struct Neon {
 
     template <class Op, class T> static constexpr bool offers = true;
 
-    static void adjust(int op_id, opf_module_t *module, int64_t support, unsigned arm);
+    static void adjust(int op_id, SlotRow &row, int64_t support, unsigned arm);
 };
 
 // ---- float16 in native half precision (FEAT_FP16) ------------------------------------
@@ -142,10 +142,10 @@ constexpr auto slots = row(std::make_index_sequence<OPF_OPID_COUNT>{});
 #pragma GCC pop_options
 
 OPF_ARM_BASELINE_BEGIN
-void Neon::adjust(int op_id, opf_module_t *module, int64_t support, unsigned arm)
+void Neon::adjust(int op_id, SlotRow &row, int64_t support, unsigned arm)
 {
-    install(module, support, arm, {OPF_KT_FLOAT16, use_fp16, OPF_ARM_ASIMDHP, fp16::slots[op_id]});
-    install(module, support, arm, {OPF_KT_BFLOAT16, use_bf16, OPF_ARM_BF16, bf16::slots[op_id]});
+    install(row, support, arm, {OPF_KT_FLOAT16, use_fp16, OPF_ARM_ASIMDHP, fp16::slots[op_id]});
+    install(row, support, arm, {OPF_KT_BFLOAT16, use_bf16, OPF_ARM_BF16, bf16::slots[op_id]});
 }
 OPF_ARM_BASELINE_END
 

@@ -100,7 +100,7 @@ struct Sve {
 
     template <class Op, class T> static constexpr bool offers = true;
 
-    static void adjust(int op_id, opf_module_t *module, int64_t support, unsigned arm);
+    static void adjust(int op_id, SlotRow &row, int64_t support, unsigned arm);
 };
 
 // float16 natively: the whole module is compiled for SVE, which includes
@@ -115,9 +115,9 @@ struct Edge {
 constexpr const auto &native_half = native_half_slots<Sve>;
 
 OPF_ARM_BASELINE_BEGIN
-void Sve::adjust(int op_id, opf_module_t *module, int64_t support, unsigned arm)
+void Sve::adjust(int op_id, SlotRow &row, int64_t support, unsigned arm)
 {
-    install(module, support, arm, {OPF_KT_FLOAT16, use_fp16, OPF_ARM_SVE, native_half[op_id]});
+    install(row, support, arm, {OPF_KT_FLOAT16, use_fp16, OPF_ARM_SVE, native_half[op_id]});
 }
 OPF_ARM_BASELINE_END
 

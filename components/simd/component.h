@@ -38,6 +38,25 @@ extern const SlotTable avx512_table;
 extern const SlotTable avx512_fp16_table;   // the OPF_KT_FLOAT16 column: AVX512-FP16
 extern const SlotTable avx512_bf16_table;   // the OPF_KT_BFLOAT16 column: AVX512-BF16
 
+// Offers a row's kernels (host memory, all counts) one kernel type at a
+// time; op_query's answer: 0 when something was offered, 1 for nothing
+// (REPLACE, NO_OP).
+inline int offer_row(opf_module_t *module, const SlotRow &row, int priority)
+{
+    int offered = 0;
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+        if (!row[kt].fn2 && !row[kt].fn3) continue;
+        opf_offer_t offer{};
+        offer.struct_size = sizeof offer;
+        offer.kernel_type = kt;
+        offer.priority = priority;
+        offer.kernel2 = row[kt].fn2;
+        offer.kernel3 = row[kt].fn3;
+        offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
+    }
+    return offered ? 0 : 1;
+}
+
 template <class Isa> struct Component {
     static inline int64_t priority = 0;
     static inline int64_t support = 0;   // bits of Isa::support_words
@@ -86,18 +105,7 @@ template <class Isa> struct Component {
         SlotRow row;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = Isa::table[op_id][kt];
         Isa::adjust(op_id, row, support, x86);
-        int offered = 0;
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            if (!row[kt].fn2 && !row[kt].fn3) continue;
-            opf_offer_t offer{};   // host memory, all counts
-            offer.struct_size = sizeof offer;
-            offer.kernel_type = kt;
-            offer.priority = int(priority);
-            offer.kernel2 = row[kt].fn2;
-            offer.kernel3 = row[kt].fn3;
-            offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
-        }
-        return offered ? 0 : 1;   // nothing for this op (REPLACE, NO_OP)
+        return offer_row(module, row, int(priority));
     }
 
     static constexpr opf_component_t descriptor = {
