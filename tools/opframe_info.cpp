@@ -242,8 +242,9 @@ void show_kernels(Printer &p, const Options &o)
         std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels; \".\": op not defined on the type)\n");
 }
 
-int show_explain(const Options &o)
+int show_explain(Printer &p, const Options &o)
 {
+    static const char *mems[] = {"host", "cuda", "opencl"};
     int op = -1, kt = -1;
     for (int id = 1; id < OPF_OPID_COUNT; ++id)
         if (!strcasecmp(o.explain_op.c_str(), op_name(id))) op = id;
@@ -261,10 +262,34 @@ int show_explain(const Options &o)
     for (int mem = 0; mem < OPF_MEM_KIND_COUNT; ++mem)
         for (int nbuf : {2, 3}) {
             char buf[4096];
-            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) == OPF_SUCCESS && (mem == OPF_MEM_HOST || !std::strstr(buf, "(no kernel")))
-                std::printf("%s\n", buf);
+            if (opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf) != OPF_SUCCESS ||
+                (mem != OPF_MEM_HOST && std::strstr(buf, "(no kernel")))
+                continue;
+            std::string text = buf;
+            if (p.format == Format::Parsable)   // one line per key
+                for (std::size_t nl; (nl = text.find('\n')) != std::string::npos;) text.replace(nl, 1, " | ");
+            const char *winner = opf_slot_provider_mem(op, kt, mem, nbuf, 1);
+            Record r;
+            r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", mems[mem])
+                .add("buffers", std::to_string(nbuf)).add("selected", winner ? winner : "none").add("explanation", text);
+            p.record(std::string("explain:") + mems[mem] + ":" + op_name(op) + ":" + opf_kernel_type_name(kt) + ":" +
+                         std::to_string(nbuf),
+                     r, buf);
         }
     return 0;
+}
+
+// --op / --type filters must name something: a typo would show an empty table.
+bool check_filters(const Options &o)
+{
+    bool op_known = o.op_filter.empty(), type_known = o.type_filter.empty();
+    for (int id = 1; id < OPF_OPID_COUNT; ++id) op_known |= matches(o.op_filter, op_name(id));
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) type_known |= matches(o.type_filter, opf_kernel_type_name(kt));
+    if (!op_known) std::fprintf(stderr, "opframe_info: --op %s: no such op (SUM, MAX, ...)\n", o.op_filter.c_str());
+    if (!type_known)
+        std::fprintf(stderr, "opframe_info: --type %s: no such kernel type (INT32, FLOAT, ...; opframe_info --types)\n",
+                     o.type_filter.c_str());
+    return op_known && type_known;
 }
 
 void show_types(Printer &p)
@@ -357,9 +382,18 @@ int main(int argc, char **argv)
     const int rc = opf_init();
     if (rc != OPF_SUCCESS)   // still show what can be shown: the error is the first thing to read
         std::fprintf(stderr, "opframe_info: opf_init failed: %s\n", opf_last_error());
-    if (!o.explain_op.empty()) return show_explain(o);
+    if (!check_filters(o)) {
+        opf_finalize();
+        return 2;
+    }
     Printer p{o.format};
     p.begin();
+    if (!o.explain_op.empty()) {
+        const int explained = show_explain(p, o);
+        p.end();
+        opf_finalize();
+        return explained;
+    }
     if (o.build) show_build(p);
     if (o.components) show_components(p);
     if (o.path) show_path(p);
