@@ -716,6 +716,11 @@ std::map<std::string, FileValue> parse_param_file(std::string_view text, const s
                       line.data());
             continue;
         }
+        if (!valid_name(name)) {   // no parameter could ever take it
+            warn_once("%s: ignoring \"%.*s\": not a parameter name (letters, digits and '_')", where.c_str(),
+                      int(name.size()), name.data());
+            continue;
+        }
         std::string_view value = trim(line.substr(eq + 1));
         if (!value.empty() && value[0] == '"') {
             if (value.size() < 2 || value.back() != '"') {
