@@ -172,7 +172,6 @@ void load_file(const std::string &dir, const std::string &name)
         record_failure(so, "cannot load: " + load_error(so));
         return;
     }
-    const std::string stem = dir + "/" + kPrefix + name;
     const std::string symbol = std::string(kPrefix) + name + "_component";
     auto *comp = static_cast<const opf_component_t *>(lt_dlsym(handle, symbol.c_str()));
     std::string reason;
@@ -189,14 +188,14 @@ void load_file(const std::string &dir, const std::string &name)
         reason = "init_query or op_query hook is NULL";
     if (!reason.empty()) {
         const lt_dlinfo *info = lt_dlgetinfo(handle);
-        record_failure(info && info->filename ? info->filename : stem + ".so", reason);
+        record_failure(info && info->filename ? info->filename : so, reason);
         lt_dlclose(handle);
         return;
     }
     const lt_dlinfo *info = lt_dlgetinfo(handle);
     ComponentRecord rec;
     rec.name = name;
-    rec.path = info && info->filename ? info->filename : stem + ".so";
+    rec.path = info && info->filename ? info->filename : so;
     rec.component = comp;
     rec.handle = handle;
     repo.components.push_back(rec);
