@@ -306,9 +306,8 @@ void open_and_query(ComponentRecord &c)
     char reason[256] = "";
     if (comp.init_query(&repo.hw, reason, sizeof reason) != 0) {
         c.state = ComponentState::Disqualified;
-        // The component may fill all of `reason` without a terminating NUL.
-        c.reason.assign(reason, strnlen(reason, sizeof reason));
-        if (c.reason.empty()) c.reason = "init_query declined without a reason";
+        reason[sizeof reason - 1] = '\0';   // the component may have filled it without a NUL
+        c.reason = reason[0] ? reason : "init_query declined without a reason";
         c.status_text = "disqualified: " + c.reason;
         verbose(1, "component %s disqualified: %s", c.name.c_str(), c.reason.c_str());
         return;

@@ -827,14 +827,14 @@ static void test_hardening(void)
     char expected[4096];
     reset_params();
 
-    /* Item 10: the reason is cut at the buffer's end (256 bytes), not read past it. */
+    /* Item 10: the reason is cut to the buffer's 255 bytes and a NUL, not read past it. */
     capture_begin();
     CHECK_RC(start(hostile), OPF_SUCCESS);
     capture_end();
     {
         char status[300] = "disqualified: ";
-        memset(status + strlen(status), 'x', 256);
-        status[sizeof "disqualified: " - 1 + 256] = '\0';
+        memset(status + strlen(status), 'x', 255);
+        status[sizeof "disqualified: " - 1 + 255] = '\0';
         expect_status("nonul", status);
     }
     expect_status("alpha", "available");

@@ -10,7 +10,8 @@
 //   opframe_info --explain OP TYPE       the offers for one slot and why the winner won
 //   opframe_info --types                 datatypes, their kernel types and ops
 //   opframe_info --path                  where components and parameter files are looked for
-//   --parsable (colon-separated, stable) | --json ; --mca NAME VALUE (repeatable) ; -V
+//   --parsable (colon-separated, stable) | --json (every view, --explain too); --mca NAME VALUE
+//   (repeatable); -V. An --op or --type that names nothing is an error (exit 2).
 #include <cstdio>
 #include <cstring>
 #include <string>
