@@ -437,7 +437,8 @@ std::string system_file_path()
 // to its end.
 bool read_bounded(const std::string &path, std::string &text)
 {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO without a writer must not block opf_init either.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         if (errno != ENOENT) warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
         return false;

@@ -715,8 +715,8 @@ static void test_introspection(void)
 /* No OPF_MCA_* of the caller may leak into the expectations. */
 /* ---- hostile parameter sources (issue 12, item 11) ----------------------------------- */
 
-/* A parameter file that is a directory, a device that never ends (/dev/zero)
- * or a file with a NUL byte: a warning naming it, the other sources still
+/* A parameter file that is a directory, a device that never ends (/dev/zero),
+ * a FIFO without a writer, or a file with a NUL byte: a warning naming it, the other sources still
  * apply, and opf_init returns (an alarm fails the test if it hangs). */
 static void test_hostile_files(void)
 {
@@ -732,6 +732,16 @@ static void test_hostile_files(void)
         CONTAINS(err, hostile[i][1]);
         CHECK(strcmp(value_of("op_base_verbose"), "3") == 0, "user file %s: the system file's value is lost (%s)",
               hostile[i][0], value_of("op_base_verbose"));
+    }
+    {   /* a FIFO nobody writes to: read as empty, never waited on */
+        char fifo[300];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s failed", fifo);
+        setenv("OPF_MCA_PARAM_FILE_USER", fifo, 1);
+        reinit();
+        CHECK(strcmp(value_of("op_base_verbose"), "3") == 0, "user file a FIFO: op_base_verbose = %s",
+              value_of("op_base_verbose"));
+        unlink(fifo);
     }
     alarm(0);
     {
