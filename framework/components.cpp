@@ -2,6 +2,7 @@
 // with libltdl, runs their life cycle, and overlays their offers on the base
 // table slot by slot.
 #include "framework/components.h"
+#include "framework/component_files.h"
 
 #include "config.h"
 
@@ -102,20 +103,6 @@ void say(const char *prefix, const char *fmt, va_list args)
     va_end(args);
 }
 
-std::vector<std::string> split(const std::string &text, char sep)
-{
-    std::vector<std::string> parts;
-    std::string item;
-    for (char c : text + sep)
-        if (c == sep) {
-            if (!item.empty()) parts.push_back(item);
-            item.clear();
-        } else if (c != ' ') {
-            item += c;
-        }
-    return parts;
-}
-
 bool is_directory(const std::string &path)
 {
     struct stat st;
@@ -152,43 +139,68 @@ void record_failure(const std::string &path, const std::string &reason)
         warn("component %s skipped: %s", path.c_str(), reason.c_str());
 }
 
-// Why a file failed to open. libltdl tries each of its loaders and reports
-// the last one's "file not found" even when the file exists; the system
-// loader's own message names the real cause (a missing dependency, a file
-// that is not a shared object).
-std::string load_error(const std::string &stem)
+// Why a shared object failed to open. libltdl reports its last loader's
+// "file not found" even when the file exists, and the system loader says "No
+// such file or directory" for an ELF file of another machine: the file's own
+// kind (component_files.h) comes first, then the system loader's message (a
+// missing dependency, an undefined symbol).
+std::string load_error(const std::string &so)
 {
     const char *ltdl_message = lt_dlerror();
-    const std::string so = stem + ".so";
-    struct stat st;
-    if (stat(so.c_str(), &st) == 0) {
-        dlerror();
-        if (void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-            dlclose(h);   // loads now: the failure was libltdl's own
-        } else if (const char *why = dlerror()) {
-            return why;
-        }
+    if (std::string problem = diagnose_shared_object(so); !problem.empty()) return problem;
+    dlerror();
+    if (void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+        dlclose(h);   // loads now: the failure was libltdl's own
+    } else if (const char *why = dlerror()) {
+        return why;
     }
     return ltdl_message ? ltdl_message : "unknown libltdl error";
+}
+
+// The shared object to load for component `name` in `dir`, or "" after
+// recording why there is none. A libtool archive (.la) names it with dlname,
+// looked for next to the .la, then in .libs/ (a build tree); the archive's
+// libdir is never used: a copied or relocated tree loads its own files, not
+// those of the prefix it was built for.
+std::string shared_object_of(const std::string &dir, const std::string &name)
+{
+    const std::string stem = dir + "/" + kPrefix + name, la_path = stem + ".la";
+    struct stat st;
+    if (lstat(la_path.c_str(), &st) != 0) return stem + ".so";
+    LaFile la;
+    std::string why;
+    if (!read_la(la_path, la, why)) {
+        record_failure(la_path, "cannot load: " + why);
+        return "";
+    }
+    for (const std::string &candidate : {dir + "/" + la.dlname, dir + "/.libs/" + la.dlname})
+        if (lstat(candidate.c_str(), &st) == 0) return candidate;
+    std::string reason = "cannot load: the libtool library file names " + la.dlname + ", which is neither in " + dir +
+                         " nor in " + dir + "/.libs";
+    if (!la.libdir.empty() && la.libdir != dir)
+        reason += " (its libdir " + la.libdir + " is not searched: components load from where they are found)";
+    record_failure(la_path, reason);
+    return "";
 }
 
 // Opens one file; on success appends a record in state Excluded (not yet opened).
 void load_file(const std::string &dir, const std::string &name)
 {
-    const std::string stem = dir + "/" + kPrefix + name;   // libltdl picks .la or .so
     for (const ComponentRecord &c : repo.components)
         if (c.name == name) {
-            record_failure(stem + ".so", "duplicate component name \"" + name + "\": the one in " + c.path + " was found first");
+            record_failure(dir + "/" + kPrefix + name + ".so",
+                           "duplicate component name \"" + name + "\": the one in " + c.path + " was found first");
             return;
         }
+    const std::string so = shared_object_of(dir, name);
+    if (so.empty()) return;
     lt_dladvise advise;
     lt_dladvise_init(&advise);
-    lt_dladvise_ext(&advise);
     lt_dladvise_local(&advise);   // components must not see each other's symbols
-    lt_dlhandle handle = lt_dlopenadvise(stem.c_str(), advise);
+    lt_dlhandle handle = lt_dlopenadvise(so.c_str(), advise);
     lt_dladvise_destroy(&advise);
     if (!handle) {
-        record_failure(stem + ".so", "cannot load: " + load_error(stem));
+        record_failure(so, "cannot load: " + load_error(so));
         return;
     }
     const std::string symbol = std::string(kPrefix) + name + "_component";
@@ -207,14 +219,14 @@ void load_file(const std::string &dir, const std::string &name)
         reason = "init_query or op_query hook is NULL";
     if (!reason.empty()) {
         const lt_dlinfo *info = lt_dlgetinfo(handle);
-        record_failure(info && info->filename ? info->filename : stem + ".so", reason);
+        record_failure(info && info->filename ? info->filename : so, reason);
         lt_dlclose(handle);
         return;
     }
     const lt_dlinfo *info = lt_dlgetinfo(handle);
     ComponentRecord rec;
     rec.name = name;
-    rec.path = info && info->filename ? info->filename : stem + ".so";
+    rec.path = info && info->filename ? info->filename : so;
     rec.component = comp;
     rec.handle = handle;
     repo.components.push_back(rec);
@@ -247,12 +259,8 @@ void add_linked_in()
 
 void discover(const std::string &path_list)
 {
-    for (std::string dir : split(path_list, ':')) {
-        if (dir.rfind("~/", 0) == 0) {   // the default names $HOME/.opframe/components so
-            const char *home = std::getenv("HOME");
-            if (!home) continue;
-            dir = home + dir.substr(1);
-        }
+    std::vector<std::string> notes;
+    for (const std::string &dir : unique_directories(path_list, notes)) {
         if (!is_directory(dir)) {   // a missing directory never stops the search
             verbose(1, "component directory %s does not exist; skipped", dir.c_str());
             continue;
@@ -268,24 +276,26 @@ void discover(const std::string &path_list)
         closedir(d);
         for (const std::string &name : names) load_file(dir, name);
     }
+    for (const std::string &note : notes) verbose(1, "%s", note.c_str());
 }
 
 // ---- the `op` include / exclude list ------------------------------------
 
 int apply_op_list(const std::string &list)
 {
+    ComponentList parsed;
+    std::string why;
+    if (!parse_component_list(list, parsed, why))
+        return fail(OPF_ERR_ARG, "parameter op=\"%s\": %s", list.c_str(), why.c_str());
     if (list.empty()) {
         for (ComponentRecord &c : repo.components) c.state = ComponentState::Available;
         return OPF_SUCCESS;
     }
-    const bool exclude = list[0] == '^';
-    std::vector<std::string> names = split(exclude ? list.substr(1) : list, ',');
+    const bool exclude = parsed.exclude;
+    const std::vector<std::string> &names = parsed.names;
     std::set<std::string> known = {"base"};
     for (const ComponentRecord &c : repo.components) known.insert(c.name);
     for (const std::string &n : names) {
-        if (n.find('^') != std::string::npos)
-            return fail(OPF_ERR_ARG, "parameter op=\"%s\": '^' may only start the list (exclude every name after it)",
-                        list.c_str());
         if (!known.count(n))
             return fail(OPF_ERR_ARG, "parameter op=\"%s\": unknown component \"%s\" (found: %s)", list.c_str(), n.c_str(),
                         [&] {
@@ -339,6 +349,7 @@ void open_and_query(int index)
     char reason[256] = "";
     if (comp.init_query(&repo.hw, reason, sizeof reason) != 0) {
         c.state = ComponentState::Disqualified;
+        reason[sizeof reason - 1] = '\0';   // the component may have filled it without a NUL
         c.reason = reason[0] ? reason : "init_query declined without a reason";
         c.status_text = "disqualified: " + c.reason;
         verbose(1, "component %s disqualified: %s", c.name.c_str(), c.reason.c_str());
@@ -350,32 +361,25 @@ void open_and_query(int index)
 
 // ---- pins: op_base_pin=sum:float=avx2,max:int=example ------------------------
 
-int kernel_type_by_name(const std::string &name)
-{
-    for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)   // a datatype name: its kernel type
-        if (strcasecmp(name.c_str(), predefined_types[id].name) == 0) return predefined_types[id].kernel_type;
-    for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-        if (strcasecmp(name.c_str(), base::kernel_type_name(kt)) == 0) return kt;
-    return -1;
-}
-
-void parse_pins(const std::string &text)
+// Warns about each item that cannot pin (params.h: parse_pins) and about a
+// provider that is neither the base nor a component found on the path.
+void apply_pins(const std::string &text)
 {
     repo.pins.clear();
-    for (const std::string &item : split(text, ',')) {
-        const std::size_t colon = item.find(':'), eq = item.find('=');
-        int op = -1, kt = -1;
-        if (colon != std::string::npos && eq != std::string::npos && colon < eq) {
-            for (int id = 1; id < OPF_OPID_COUNT; ++id)
-                if (strcasecmp(item.substr(0, colon).c_str(), base::op_name(id)) == 0) op = id;
-            kt = kernel_type_by_name(item.substr(colon + 1, eq - colon - 1));
-        }
-        if (op < 0 || kt < 0 || eq + 1 >= item.size()) {
-            warn("op_base_pin: ignoring \"%s\" (expected op:type=component, e.g. sum:float=avx2)", item.c_str());
+    std::vector<std::string> problems;
+    for (const Pin &pin : opf::parse_pins(text, problems)) {
+        const bool known = pin.provider == "base" ||
+                           std::any_of(repo.components.begin(), repo.components.end(),
+                                       [&](const ComponentRecord &c) { return c.name == pin.provider; });
+        if (!known) {
+            warn("op_base_pin: ignoring the pin of %s %s to \"%s\": no such component (not found on "
+                 "mca_component_path)", base::op_name(pin.op), base::kernel_type_name(pin.kernel_type),
+                 pin.provider.c_str());
             continue;
         }
-        repo.pins[{op, kt}] = item.substr(eq + 1);
+        repo.pins[{pin.op, pin.kernel_type}] = pin.provider;
     }
+    for (const std::string &problem : problems) warn("op_base_pin: ignoring %s", problem.c_str());
 }
 
 // ---- self-test --------------------------------------------------------------
@@ -716,7 +720,7 @@ int components_init()
         repo.offers.push_back(std::make_unique<KindOffers>());
         have_memory_claims |= k.claim != nullptr;
     }
-    parse_pins(params.pin);
+    apply_pins(params.pin);
     query_modules();
     if (params.selftest) run_selftests();
     select_all();

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <iterator>
 #include <map>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -26,6 +29,8 @@
 #include <opframe/component.h>   // opf_param_spec_t, opf_param_register
 
 #include "config.h"
+#include "base/kernels.h"
+#include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/runtime.h"
 
@@ -148,6 +153,8 @@ struct Param {
     int type = OPF_PARAM_STRING, level = 9;
     bool read_only = false;
     bool framework = false;                      // kept across opf_finalize
+    bool init_only = false;                      // read at opf_init only: a later change waits for the next
+    std::string in_force;                        // init_only: the value opf_init read
     int64_t min = INT64_MIN, max = INT64_MAX;    // INT only
     std::vector<std::string> words;              // ENUM / FLAGS
     std::vector<std::string> synonyms;
@@ -383,10 +390,6 @@ Value load(const Param &p)
 // Value sources, highest first.
 enum Source { kApi, kCmdline, kEnvironment, kUserFile, kSystemFile, kDefault };
 
-struct FileValue {
-    std::string text, origin;   // origin: "file <path>:<line>"
-};
-
 struct Registry {
     std::mutex lock;
     std::vector<std::unique_ptr<Param>> params;       // declaration order
@@ -431,42 +434,53 @@ std::string system_file_path()
     return OPF_SYSCONFDIR "/opframe-mca-params.conf";
 }
 
-// `name = value` lines; '#' starts a comment line; "..." keeps blanks. A
-// missing file is normal (no settings); a later line overrides an earlier one.
+// Reads the whole of a parameter file into `text`; false (with a warning
+// unless the file is simply missing) when it cannot be used. A parameter file
+// is a few lines: anything longer than kMaxParamFileBytes (a device such as
+// /dev/zero, a runaway file) is refused after reading that much, never read
+// to its end.
+bool read_bounded(const std::string &path, std::string &text)
+{
+    // O_NONBLOCK: a FIFO without a writer must not block opf_init either.
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        if (errno != ENOENT) warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+        return false;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        warn_once("parameter file %s is a directory; ignored", path.c_str());
+        close(fd);
+        return false;
+    }
+    text.assign(kMaxParamFileBytes + 1, '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = read(fd, text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+            close(fd);
+            return false;
+        }
+        if (n == 0) break;
+        got += std::size_t(n);
+    }
+    close(fd);
+    if (got > kMaxParamFileBytes) {
+        warn_once("parameter file %s is larger than %zu bytes (not a parameter file?); ignored", path.c_str(),
+                  kMaxParamFileBytes);
+        return false;
+    }
+    text.resize(got);
+    return true;
+}
+
 void read_file(const std::string &path, std::map<std::string, FileValue> &out)
 {
     out.clear();
-    if (path.empty()) return;
-    FILE *file = std::fopen(path.c_str(), "r");
-    if (!file) {
-        if (errno != ENOENT) warn_once("cannot read parameter file %s: %s", path.c_str(), std::strerror(errno));
-        return;
-    }
-    char *buf = nullptr;
-    std::size_t cap = 0;
-    for (int number = 1; getline(&buf, &cap, file) >= 0; ++number) {
-        const std::string_view line = trim(buf);
-        if (line.empty() || line[0] == '#') continue;
-        const std::string where = path + ":" + std::to_string(number);
-        const std::size_t eq = line.find('=');
-        const std::string_view name = eq == std::string_view::npos ? "" : trim(line.substr(0, eq));
-        if (name.empty()) {
-            warn_once("%s: ignoring malformed line \"%.*s\" (expected name = value)", where.c_str(), int(line.size()),
-                      line.data());
-            continue;
-        }
-        std::string_view value = trim(line.substr(eq + 1));
-        if (!value.empty() && value[0] == '"') {
-            if (value.size() < 2 || value.back() != '"') {
-                warn_once("%s: ignoring line with an unterminated quote", where.c_str());
-                continue;
-            }
-            value = value.substr(1, value.size() - 2);
-        }
-        out[std::string(name)] = {std::string(value), "file " + where};
-    }
-    std::free(buf);
-    std::fclose(file);
+    std::string text;
+    if (!path.empty() && read_bounded(path, text)) out = parse_param_file(text, path);
 }
 
 void load_files()
@@ -548,8 +562,15 @@ void resolve(Param &p)
         parse(p, p.default_text, value, unused);   // checked at declaration
     }
     store(p, value);
-    p.source.set(chosen.source_text());
     const std::string shown = format(p, value);
+    // A parameter read at opf_init keeps the value it had then until the next
+    // opf_init; its source says so, and what is in force meanwhile.
+    if (p.init_only && !initialized.load(std::memory_order_acquire)) p.in_force = shown;
+    if (p.init_only && initialized.load(std::memory_order_acquire) && shown != p.in_force)
+        p.source.set(chosen.source_text() + "; applies at the next opf_init, in force until then: \"" + p.in_force +
+                     "\"");
+    else
+        p.source.set(chosen.source_text());
     for (const auto &[c, why] : rejected) {
         const std::string who = c.synonym.empty() ? p.name : c.synonym + " (synonym of " + p.name + ")";
         warn_once("ignoring %s = \"%s\" from %s: %s; using %s (%s)", who.c_str(), c.text.c_str(), c.origin.c_str(),
@@ -608,11 +629,13 @@ int make_param(const opf_param_spec_t &spec, Param &p)
 }
 
 // Declares a parameter; `min`..`max` bounds an INT (not reachable through the C ABI).
-int register_param(const opf_param_spec_t *spec, bool framework, int64_t min = INT64_MIN, int64_t max = INT64_MAX)
+int register_param(const opf_param_spec_t *spec, bool framework, int64_t min = INT64_MIN, int64_t max = INT64_MAX,
+                   bool init_only = false)
 {
     if (!spec) return fail(OPF_ERR_ARG, "opf_param_register: spec is NULL");
     auto p = std::make_unique<Param>();
     p->framework = framework;
+    p->init_only = init_only;
     p->min = min;
     p->max = max;
     if (int rc = make_param(*spec, *p)) return rc;
@@ -674,11 +697,151 @@ int assign(Source source, const char *fn, const char *name, const char *value)
 
 } // namespace
 
+// `name = value` lines; '#' starts a comment line; "..." keeps blanks. A
+// later line overrides an earlier one; a malformed line warns and is skipped.
+std::map<std::string, FileValue> parse_param_file(std::string_view text, const std::string &path)
+{
+    std::map<std::string, FileValue> out;
+    int number = 0;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t nl = std::min(text.find('\n', at), text.size());
+        const std::string_view line = trim(text.substr(at, nl - at));
+        at = nl + 1;
+        ++number;
+        if (line.empty() || line[0] == '#') continue;
+        const std::string where = path + ":" + std::to_string(number);
+        if (line.find('\0') != std::string_view::npos) {
+            warn_once("%s: ignoring a line with a NUL byte (not a text file?)", where.c_str());
+            continue;
+        }
+        const std::size_t eq = line.find('=');
+        const std::string_view name = eq == std::string_view::npos ? "" : trim(line.substr(0, eq));
+        if (name.empty()) {
+            warn_once("%s: ignoring malformed line \"%.*s\" (expected name = value)", where.c_str(), int(line.size()),
+                      line.data());
+            continue;
+        }
+        if (!valid_name(name)) {   // no parameter could ever take it
+            warn_once("%s: ignoring \"%.*s\": not a parameter name (letters, digits and '_')", where.c_str(),
+                      int(name.size()), name.data());
+            continue;
+        }
+        std::string_view value = trim(line.substr(eq + 1));
+        if (!value.empty() && value[0] == '"') {
+            if (value.size() < 2 || value.back() != '"') {
+                warn_once("%s: ignoring line with an unterminated quote", where.c_str());
+                continue;
+            }
+            value = value.substr(1, value.size() - 2);
+        }
+        out[std::string(name)] = {std::string(value), "file " + where};
+    }
+    return out;
+}
+
+// Component names as files carry them (opf_op_<name>.so).
+bool is_component_name(std::string_view name)
+{
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+    });
+}
+
+bool parse_component_list(std::string_view text, ComponentList &out, std::string &why)
+{
+    out = {};
+    if (text.empty()) return true;   // every component
+    out.exclude = text[0] == '^';
+    const std::vector<std::string> items = split_list(out.exclude ? text.substr(1) : text);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+        const std::string &name = items[k];
+        if (name.empty()) {
+            why = printf_string("name %zu of %zu is empty (a list is \"a,b\" or \"^a,b\"; \"\" selects every "
+                                "component)", k + 1, items.size());
+            return false;
+        }
+        if (name.find('^') != std::string::npos) {
+            why = "'^' may only start the list (exclude every name after it)";
+            return false;
+        }
+        if (!is_component_name(name)) {
+            why = "\"" + name + "\" is not a component name (lower-case letters, digits and '_')";
+            return false;
+        }
+        out.names.push_back(name);
+    }
+    return true;
+}
+
+namespace {
+
+int op_by_name(std::string_view name)
+{
+    for (int id = 1; id < OPF_OPID_COUNT; ++id)
+        if (equal_nocase(name, base::op_name(id))) return id;
+    return -1;
+}
+
+// A datatype name gives its kernel type; a kernel type name is itself.
+int kernel_type_by_name(std::string_view name)
+{
+    for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)
+        if (equal_nocase(name, predefined_types[id].name)) return predefined_types[id].kernel_type;
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
+        if (equal_nocase(name, base::kernel_type_name(kt))) return kt;
+    return -1;
+}
+
+} // namespace
+
+std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &problems)
+{
+    std::vector<Pin> pins;
+    if (trim(text).empty()) return pins;
+    for (const std::string &item : split_list(text)) {
+        auto problem = [&](const std::string &why) { problems.push_back("\"" + item + "\": " + why); };
+        if (item.empty()) {
+            problem("an empty item (a stray ',')");
+            continue;
+        }
+        const std::size_t colon = item.find(':'), eq = item.find('=');
+        if (colon == std::string::npos || eq == std::string::npos || colon > eq) {
+            problem("not op:type=provider (e.g. sum:float=avx2)");
+            continue;
+        }
+        const std::string_view op_text = trim(std::string_view(item).substr(0, colon));
+        const std::string_view type_text = trim(std::string_view(item).substr(colon + 1, eq - colon - 1));
+        const std::string provider(trim(std::string_view(item).substr(eq + 1)));
+        const int op = op_by_name(op_text), kt = kernel_type_by_name(type_text);
+        if (op < 0) problem("unknown op \"" + std::string(op_text) + "\"");
+        else if (kt < 0) problem("unknown type \"" + std::string(type_text) + "\"");
+        else if (!base::kernels(op, kt).fn2)
+            problem(std::string(base::op_name(op)) + " is not defined on " + base::kernel_type_name(kt) +
+                    ": not a slot");
+        else if (provider.find('=') != std::string::npos) problem("more than one '=' (one provider per slot)");
+        else if (!is_component_name(provider)) problem("\"" + provider + "\" is not a component name");
+        else {
+            const auto same_slot = std::find_if(pins.begin(), pins.end(),
+                                                [&](const Pin &p) { return p.op == op && p.kernel_type == kt; });
+            if (same_slot != pins.end()) {
+                problem("the slot is already pinned to " + same_slot->provider + "; the later pin wins");
+                pins.erase(same_slot);
+            }
+            pins.push_back({op, kt, provider});
+        }
+    }
+    return pins;
+}
+
+// Ends the description of each parameter that only opf_init reads.
+#define INIT_ONLY_NOTE " (read at opf_init: a change while initialized applies at the next opf_init)"
+
 void register_framework_params()
 {
     struct Declaration {
         opf_param_spec_t spec;
         int64_t min = INT64_MIN, max = INT64_MAX;
+        bool init_only = false;   // the description ends with INIT_ONLY_NOTE
     };
     const std::string int_max = std::to_string(INT_MAX);
     const Declaration declarations[] = {
@@ -687,30 +850,36 @@ void register_framework_params()
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.user_int_limit},
          1, INT_MAX},
         {{"op", OPF_PARAM_STRING, "",
-          "Components to use (\"a,b\") or to exclude (\"^a,b\"); empty: every component found", 2, OPF_PARAM_SETTABLE,
-          nullptr, nullptr, &params.op_list}},
+          "Components to use (\"a,b\") or to exclude (\"^a,b\"); empty: every component found" INIT_ONLY_NOTE, 2,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.op_list},
+         INT64_MIN, INT64_MAX, true},
         {{"op_base_verbose", OPF_PARAM_INT, "0", "Verbosity of the op framework (0: silent .. 100: everything)", 5,
           OPF_PARAM_SETTABLE, nullptr, "op_verbose", &params.verbose},
          0, 100},
         {{"mca_component_path", OPF_PARAM_STRING, OPF_COMPONENT_PATH_DEFAULT,
-          "Directories searched for components (opf_op_<name>.so), ':'-separated", 4, OPF_PARAM_SETTABLE, nullptr,
-          nullptr, &params.component_path}},
+          "Directories searched for components (opf_op_<name>.so), ':'-separated" INIT_ONLY_NOTE, 4, OPF_PARAM_SETTABLE,
+          nullptr, nullptr, &params.component_path},
+         INT64_MIN, INT64_MAX, true},
         {{"mca_component_show_load_errors", OPF_PARAM_BOOL, "true",
-          "Warn about component files that cannot be loaded", 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
-          &params.show_load_errors}},
+          "Warn about component files that cannot be loaded" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
+          &params.show_load_errors},
+         INT64_MIN, INT64_MAX, true},
         {{"op_base_pin", OPF_PARAM_STRING, "",
-          "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\")", 4,
-          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.pin}},
+          "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\")" INIT_ONLY_NOTE, 4,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.pin},
+         INT64_MIN, INT64_MAX, true},
         {{"op_base_selftest", OPF_PARAM_BOOL, "false",
-          "Test every selected component kernel against the base at init; a kernel that differs is dropped", 4,
-          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.selftest}},
+          "Test every selected component kernel against the base at init; a kernel that differs is dropped" INIT_ONLY_NOTE,
+          4, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.selftest},
+         INT64_MIN, INT64_MAX, true},
         {{"op_base_hwloc_opencl", OPF_PARAM_BOOL, "false",
           "Let hwloc's OpenCL plugin list OpenCL devices at init. Off by default: it starts every OpenCL "
           "platform in every process (about 60 ms and a small leak with PoCL); the opencl component lists its "
-          "devices itself", 6, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.hwloc_opencl}},
+          "devices itself" INIT_ONLY_NOTE, 6, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.hwloc_opencl},
+         INT64_MIN, INT64_MAX, true},
     };
     for (const Declaration &d : declarations)
-        if (register_param(&d.spec, true, d.min, d.max) != OPF_SUCCESS)   // only if someone took the name first
+        if (register_param(&d.spec, true, d.min, d.max, d.init_only) != OPF_SUCCESS)   // only if the name was taken
             std::fprintf(stderr, "opframe: warning: %s\n", opf_last_error());
     framework_registered.store(true, std::memory_order_release);
 }

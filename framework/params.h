@@ -10,6 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace opf {
 
@@ -44,5 +48,43 @@ void load_params();
 // already given (they are given again after the next opf_init), and frees the
 // texts opf_param_describe handed out. API and command-line values stay.
 void params_finalize();
+
+// ---- parsers, kept free of the registry so that fuzz/ can drive them ----------
+
+// One setting read from a parameter file.
+struct FileValue {
+    std::string text, origin;   // origin: "file <path>:<line>"
+};
+// A parameter file longer than this is ignored (with a warning): it is read
+// with a bound, so that a device (/dev/zero) or a runaway file cannot hang
+// opf_init or exhaust memory.
+constexpr std::size_t kMaxParamFileBytes = std::size_t(1) << 20;
+// The settings of a parameter file's text (`path` only names it in warnings);
+// a malformed line warns once and is skipped.
+std::map<std::string, FileValue> parse_param_file(std::string_view text, const std::string &path);
+
+// The `op` list: "" (every component), "a,b" (only these) or "^a,b" (all but
+// these). Whether the names exist is for the component repository to check.
+struct ComponentList {
+    bool exclude = false;
+    std::vector<std::string> names;
+};
+// The syntax of an `op` list; false with the reason for an empty name (",",
+// " ", "a,,b", "^"), a '^' not at the start, or a character no component
+// name has. Blanks around names are dropped.
+bool parse_component_list(std::string_view text, ComponentList &out, std::string &why);
+
+// One op_base_pin item "op:type=provider": the slot (op id, kernel type) and
+// the provider ("base" or a component name; its existence is checked once the
+// components are known).
+struct Pin {
+    int op, kernel_type;
+    std::string provider;
+};
+// Parses op_base_pin; an item that is not a pin is left out and its reason
+// ("item": why) appended to `problems`: not op:type=provider, an unknown op
+// or type, a pair that is not a slot (LAND on FLOAT), more than one '=',
+// an empty provider, or a second pin for the same slot (the later wins).
+std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &problems);
 
 } // namespace opf

@@ -13,7 +13,7 @@
  *   OPF_TEST_DIR_MISSING   a directory that does not exist
  *   OPF_TEST_DIR_EXAMPLE   the example component built out of tree
  *   OPF_TEST_DIR_DEVICE    alpha, devfail (a device memory kind whose kernels fail on request)
- * Usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|all]...
+ * Usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|hardening|all]...
  *
  * Each section sets the parameters it needs with opf_param_set (API values
  * outlive opf_finalize) and starts a fresh opf_init. Every OPF_MCA_* variable
@@ -915,6 +915,85 @@ static void test_device(void)
     CHECK(opf_memory_kind_count() == 1, "op=alpha: %d memory kinds", opf_memory_kind_count());
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
     opf_finalize();
+/* ---- 10. hostile component files and paths (issue 12, items 10, 12, 13, 15) ------------
+ * test/components.sh builds, for "hardening":
+ *   OPF_TEST_DIR_HOSTILE   nonul (init_query reason without NUL), junk.la (garbage
+ *                          .la), loop.so (symlink to itself), dangle.so (dangling
+ *                          link), foreign.so and foreign32.so (ELF headers of
+ *                          another machine / class), alpha
+ *   OPF_TEST_DIR_MOVED     alpha as installed (opf_op_alpha.la, installed=yes, libdir
+ *                          OPF_TEST_DIR_OLDPREFIX) and its .so, copied elsewhere
+ *   OPF_TEST_DIR_OLDPREFIX the prefix that .la names, holding another opf_op_alpha.so
+ *   OPF_TEST_DIR_GOODLINK  a symbolic link to OPF_TEST_DIR_GOOD */
+
+static void expect_status(const char *name, const char *status)
+{
+    opf_component_info_t info;
+    const int i = find_component(name, &info);
+    CHECK(i >= 0 && strcmp(info.status, status) == 0, "%s: status \"%s\", expected \"%s\"", name,
+          i >= 0 ? info.status : "(not listed)", status);
+}
+
+static void test_hardening(void)
+{
+    const char *hostile = dir_of("OPF_TEST_DIR_HOSTILE"), *moved = dir_of("OPF_TEST_DIR_MOVED");
+    const char *oldprefix = dir_of("OPF_TEST_DIR_OLDPREFIX"), *good = dir_of("OPF_TEST_DIR_GOOD");
+    const char *goodlink = dir_of("OPF_TEST_DIR_GOODLINK");
+    opf_component_info_t info;
+    opf_failed_info_t f;
+    char expected[4096];
+    reset_params();
+
+    /* Item 10: the reason is cut to the buffer's 255 bytes and a NUL, not read past it. */
+    capture_begin();
+    CHECK_RC(start(hostile), OPF_SUCCESS);
+    capture_end();
+    {
+        char status[300] = "disqualified: ";
+        memset(status + strlen(status), 'x', 255);
+        status[sizeof "disqualified: " - 1 + 255] = '\0';
+        expect_status("nonul", status);
+    }
+    expect_status("alpha", "available");
+
+    /* Item 12: each file that does not load says what it is, under its own name. */
+    expect_failed("opf_op_junk.la", "not a libtool library file", "starts with \"this is no libtool file\"");
+    CHECK(find_failed("/opf_op_junk.so", &f) < 0, "the garbage .la is listed under a .so name");
+    expect_failed("opf_op_loop.so", "symbolic link loop", NULL);
+    expect_failed("opf_op_dangle.so", "dangling symbolic link", "nowhere.so");
+    expect_failed("opf_op_foreign.so", "built for another machine", "ELF 64-bit");
+    expect_failed("opf_op_foreign32.so", "ELF 32-bit", NULL);
+    for (int i = 0; i < opf_failed_count(); ++i)
+        if (opf_failed_describe(i, &f) == OPF_SUCCESS)
+            CHECK(strstr(f.reason, "file not found") == NULL && strstr(f.reason, "unknown libltdl error") == NULL &&
+                      strstr(f.reason, "No such file or directory") == NULL,
+                  "%s: a reason that says nothing: \"%s\"", f.path, f.reason);
+
+    /* Item 13: an installed .la copied elsewhere loads the .so beside it, not
+     * the one in the libdir it names. */
+    CHECK_RC(start(moved), OPF_SUCCESS);
+    snprintf(expected, sizeof expected, "%s/opf_op_alpha.so", moved);
+    CHECK(find_component("alpha", &info) >= 0 && strcmp(info.path, expected) == 0,
+          "alpha from the moved tree: loaded from %s, expected %s (not %s)",
+          find_component("alpha", &info) >= 0 ? info.path : "(not listed)", expected, oldprefix);
+    expect_status("alpha", "available");
+    CHECK(opf_failed_count() == 0, "moved tree: %d failed files", opf_failed_count());
+
+    /* Item 15: one directory named 10,000 times (and once more through a link)
+     * is searched once: no self-duplicates. */
+    {
+        const size_t one = strlen(good) + 1, n = 10000;
+        char *path = malloc(one * n + strlen(goodlink) + 1);
+        char *at = path;
+        for (size_t i = 0; i < n; ++i) at += sprintf(at, "%s:", good);
+        strcpy(at, goodlink);
+        CHECK_RC(start(path), OPF_SUCCESS);
+        CHECK(opf_component_count() == 2 && opf_failed_count() == 0,
+              "a directory named 10001 times: %d components, %d failed files (expected 2, 0)", opf_component_count(),
+              opf_failed_count());
+        free(path);
+    }
+    set_param("mca_component_path", NULL);
 }
 
 /* ---- main ---------------------------------------------------------------------------- */
@@ -943,6 +1022,7 @@ int main(int argc, char **argv)
         {"lists", test_lists, 1},       {"priorities", test_priorities, 1}, {"pins", test_pins, 1},
         {"selftest", test_selftest, 1}, {"tiers", test_tiers, 1},           {"broken", test_broken, 1},
         {"cycles", test_cycles, 1},     {"device", test_device, 1},         {"example", test_example, 0},
+        {"hardening", test_hardening, 0},
     };
     const int n_sections = (int)(sizeof sections / sizeof sections[0]);
     clear_environment();
@@ -966,6 +1046,7 @@ int main(int argc, char **argv)
             }
         if (!found) {
             fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|all]...\n");
+            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|hardening|all]...\n");
             unlink(capture_path);
             return 2;
         }

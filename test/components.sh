@@ -329,6 +329,72 @@ else
     echo "components: SKIP: the out-of-tree example build needs pkg-config and make"
 fi
 
+# ---- 10. hostile component files and paths (issue 12, items 10, 12, 13, 15) ---------------
+
+echo "== hostile component files"
+mkdir "$T/hostile" "$T/moved" "$T/oldprefix"
+cp "$libs/opf_op_alpha.so" "$T/hostile/"
+if "$CC" -std=c99 -shared -fPIC -fvisibility=hidden -I"$abs_srcdir/include" -o "$T/hostile/opf_op_nonul.so" \
+    "$abs_srcdir/test/components/opf_op_nonul.c"; then pass; else fail "cannot build opf_op_nonul.so with $CC"; fi
+echo "this is no libtool file" >"$T/hostile/opf_op_junk.la"
+ln -s opf_op_loop.so "$T/hostile/opf_op_loop.so"
+ln -s nowhere.so "$T/hostile/opf_op_dangle.so"
+# ELF headers for a machine no host has (e_machine 0x7777), 64-bit and 32-bit.
+elf_header() { # CLASS: 1 (32-bit) or 2 (64-bit)
+    printf '\177ELF\00'"$1"'\001\001\000\000\000\000\000\000\000\000\003\000\167\167'
+    head -c 4076 /dev/zero
+}
+elf_header 2 >"$T/hostile/opf_op_foreign.so"
+elf_header 1 >"$T/hostile/opf_op_foreign32.so"
+# An installed alpha (its .la says installed=yes, libdir=oldprefix), copied
+# elsewhere; the old prefix holds another file of the same name.
+cp "$libs/opf_op_alpha.so" "$T/moved/"
+cp "$libs/opf_op_alpha.so" "$T/oldprefix/"
+cat >"$T/moved/opf_op_alpha.la" <<EOF
+# opf_op_alpha.la - a libtool library file
+# Written by test/components.sh as libtool installs one
+dlname='opf_op_alpha.so'
+library_names='opf_op_alpha.so opf_op_alpha.so opf_op_alpha.so'
+old_library=''
+dependency_libs=''
+installed=yes
+shouldnotlink=yes
+libdir='$T/oldprefix'
+EOF
+ln -s "$T/good" "$T/goodlink"
+OPF_TEST_DIR_HOSTILE="$T/hostile" OPF_TEST_DIR_MOVED="$T/moved" OPF_TEST_DIR_OLDPREFIX="$T/oldprefix" \
+    OPF_TEST_DIR_GOODLINK="$T/goodlink" run_program "$program" hardening
+
+run_info "$T/hostile" "$o.hostile" --show-failed
+expect_grep "--show-failed: a garbage .la under its own name" "$o.hostile" "^failed: $T/hostile/opf_op_junk\\.la\$"
+expect_grep "--show-failed: a foreign ELF" "$o.hostile" 'built for another machine'
+
+# Item 15: opframe_info's --explain honours --json; --op / --type naming nothing fail.
+run_info "$T/good" "$o.json_explain" --json --explain SUM INT32
+expect_rc "opframe_info --json --explain" "$info_rc" 0
+json_ok "--json --explain" "$o.json_explain"
+expect_grep "--json --explain: the winner" "$o.json_explain" '"selected": "alpha"'
+run_info "$T/good" "$o.parsable_explain" --parsable --explain SUM INT32
+expect_grep "--parsable --explain" "$o.parsable_explain" '^explain:host:SUM:INT32:2:selected:alpha$'
+expect_no_grep "--parsable --explain: every line is prefix:key:value" "$o.parsable_explain" '^[^:]*(:[^:]*)?$'
+run_info "$T/good" "$o.badop" --kernels --op SUMX
+expect_rc "opframe_info --kernels --op SUMX" "$info_rc" 2
+expect_grep "--op SUMX is named" "$o.badop.err" 'SUMX'
+run_info "$T/good" "$o.badtype" --kernels --type FLOATX
+expect_rc "opframe_info --kernels --type FLOATX" "$info_rc" 2
+
+# Item 11: an `op` list with an empty name fails like an unknown name; pins
+# that cannot apply are warned about with the reason.
+for list in ',' ' ' 'alpha,,' '^'; do
+    run_info "$T/good" "$o.emptyname" --mca op "$list"
+    expect_rc "opframe_info --mca op '$list'" "$info_rc" 1
+    expect_grep "op='$list' is refused" "$o.emptyname.err" 'opf_init failed: parameter op=.*empty'
+done
+run_info "$T/good" "$o.pins" --mca op_base_pin 'land:float=alpha,sum:float=alpha=beta,sum:int32=gamma'
+expect_grep "a pin to a pair that is not a slot" "$o.pins.err" 'op_base_pin: ignoring "land:float=alpha": LAND is not defined on FLOAT'
+expect_grep "a pin with two providers" "$o.pins.err" "op_base_pin: ignoring \"sum:float=alpha=beta\": more than one '='"
+expect_grep "a pin to an unknown provider" "$o.pins.err" 'op_base_pin: ignoring the pin of SUM INT32 to "gamma": no such component'
+
 # ---- 9. load/unload cycles under valgrind --------------------------------------------------
 
 echo "== valgrind"

@@ -714,6 +714,106 @@ static void test_introspection(void)
 /* ---- setup ----------------------------------------------------------------------------- */
 
 /* No OPF_MCA_* of the caller may leak into the expectations. */
+/* ---- hostile parameter sources (issue 12, item 11) ----------------------------------- */
+
+/* A parameter file that is a directory, a device that never ends (/dev/zero),
+ * a FIFO without a writer, or a file with a NUL byte: a warning naming it, the other sources still
+ * apply, and opf_init returns (an alarm fails the test if it hangs). */
+static void test_hostile_files(void)
+{
+    write_file(system_path, "op_base_verbose = 3\n");
+    alarm(60);
+    const char *hostile[][2] = {{dir, "is a directory"}, {"/dev/zero", "larger than"}};
+    for (int i = 0; i < 2; ++i) {
+        setenv("OPF_MCA_PARAM_FILE_USER", hostile[i][0], 1);
+        capture_begin();
+        reinit();
+        const char *err = capture_end();
+        CONTAINS(err, hostile[i][0]);
+        CONTAINS(err, hostile[i][1]);
+        CHECK(strcmp(value_of("op_base_verbose"), "3") == 0, "user file %s: the system file's value is lost (%s)",
+              hostile[i][0], value_of("op_base_verbose"));
+    }
+    {   /* a FIFO nobody writes to: read as empty, never waited on */
+        char fifo[300];
+        snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s failed", fifo);
+        setenv("OPF_MCA_PARAM_FILE_USER", fifo, 1);
+        reinit();
+        CHECK(strcmp(value_of("op_base_verbose"), "3") == 0, "user file a FIFO: op_base_verbose = %s",
+              value_of("op_base_verbose"));
+        unlink(fifo);
+    }
+    alarm(0);
+    {
+        static const char text[] = "op_base_verbose = 4\0 and more\n";
+        FILE *f = fopen(user_path, "w");
+        fwrite(text, 1, sizeof text - 1, f);
+        fclose(f);
+    }
+    setenv("OPF_MCA_PARAM_FILE_USER", user_path, 1);
+    capture_begin();
+    reinit();
+    const char *err = capture_end();
+    CONTAINS(err, "NUL byte");
+    CHECK(strcmp(value_of("op_base_verbose"), "3") == 0, "a line with a NUL byte was used: op_base_verbose = %s",
+          value_of("op_base_verbose"));
+    write_file(user_path, "");
+    write_file(system_path, "");
+    reinit();
+}
+
+/* `op` with an empty name is refused at opf_init like an unknown name; pins
+ * that cannot apply warn with the reason; op / op_base_pin set while
+ * initialized apply at the next opf_init, and say so. */
+static void test_selection_params(void)
+{
+    static const char *lists[] = {",", " ", "base,,", "^", "^base,"};
+    for (size_t i = 0; i < sizeof lists / sizeof lists[0]; ++i) {
+        char param[64];
+        opf_finalize();
+        CHECK_RC(opf_param_set("op", lists[i]), OPF_SUCCESS);
+        CHECK_RC(opf_init(), OPF_ERR_ARG);
+        snprintf(param, sizeof param, "op=\"%s\"", lists[i]);
+        CONTAINS(opf_last_error(), param);
+        CONTAINS(opf_last_error(), "empty");
+    }
+    CHECK_RC(opf_param_set("op", NULL), OPF_SUCCESS);
+
+    static const char *pins[][2] = {
+        {"land:float=base", "LAND is not defined on FLOAT: not a slot"},
+        {"sum:float=avx2=avx512", "more than one '='"},
+        {"sum:float=nosuch", "the pin of SUM FLOAT to \"nosuch\": no such component"},
+        {"sum:float", "not op:type=provider"},
+        {"sum:float=base,", "an empty item"},
+    };
+    for (size_t i = 0; i < sizeof pins / sizeof pins[0]; ++i) {
+        opf_finalize();
+        CHECK_RC(opf_param_set("op_base_pin", pins[i][0]), OPF_SUCCESS);
+        capture_begin();
+        CHECK_RC(opf_init(), OPF_SUCCESS);
+        const char *err = capture_end();
+        CONTAINS(err, pins[i][1]);
+    }
+    opf_finalize();
+    CHECK_RC(opf_param_set("op_base_pin", NULL), OPF_SUCCESS);
+    CHECK_RC(opf_init(), OPF_SUCCESS);
+
+    /* Set while initialized: accepted, in force at the next opf_init, and
+     * the source and description say so. */
+    opf_param_info_t info;
+    CHECK_RC(opf_param_set("op_base_pin", "sum:float=base"), OPF_SUCCESS);
+    CONTAINS(source_of("op_base_pin"), "API; applies at the next opf_init, in force until then: \"\"");
+    CHECK(describe("op", &info) >= 0 && strstr(info.description, "applies at the next opf_init"),
+          "op's description does not say when a change applies");
+    CHECK(describe("op_base_pin", &info) >= 0 && strstr(info.description, "applies at the next opf_init"),
+          "op_base_pin's description does not say when a change applies");
+    reinit();
+    CHECK(strcmp(source_of("op_base_pin"), "API") == 0, "after opf_init: source \"%s\"", source_of("op_base_pin"));
+    CHECK_RC(opf_param_set("op_base_pin", NULL), OPF_SUCCESS);
+    reinit();
+}
+
 static void clear_environment(void)
 {
     char names[64][128];
@@ -755,6 +855,8 @@ int main(void)
     test_unknown_names();
     test_registration_errors();
     test_introspection();
+    test_hostile_files();
+    test_selection_params();
     opf_finalize();
 
     unlink(user_path);

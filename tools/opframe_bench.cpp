@@ -92,13 +92,23 @@ double median_ns(const std::function<void()> &fn, int samples)
 }
 
 // The memory reference: what the compiler makes of the simplest loop with
-// every ISA this CPU has (x86: one clone per ISA level; aarch64: NEON, the baseline).
-#if defined(__x86_64__)
-#define OPF_BENCH_ISA_CLONES target_clones("avx512f", "avx2", "default"),
-#else
-#define OPF_BENCH_ISA_CLONES
+// every ISA this CPU has (target_clones: one copy per ISA, chosen by an ifunc
+// at load time; never inlined). ThreadSanitizer runs ifunc resolvers before
+// its runtime is up and crashes, so a TSan build keeps the default copy only;
+// non-x86 targets have no such clones.
+#if defined(__SANITIZE_THREAD__)
+#define OPF_TSAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define OPF_TSAN_BUILD 1
 #endif
-__attribute__((OPF_BENCH_ISA_CLONES noinline)) void reference_add(const float *in, float *inout, long n)
+#endif
+#if defined(__x86_64__) && !defined(OPF_TSAN_BUILD)
+#define OPF_REFERENCE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define OPF_REFERENCE_CLONES __attribute__((noinline))
+#endif
+OPF_REFERENCE_CLONES void reference_add(const float *in, float *inout, long n)
 {
     for (long i = 0; i < n; ++i) inout[i] += in[i];
 }

@@ -12,7 +12,8 @@
 //   opframe_info --explain OP TYPE [--mem KIND]   the offers for one slot and why the winner won
 //   opframe_info --types                 datatypes, their kernel types and ops
 //   opframe_info --path                  where components and parameter files are looked for
-//   --parsable (colon-separated, stable) | --json ; --mca NAME VALUE (repeatable) ; -V
+//   --parsable (colon-separated, stable) | --json (every view, --explain too); --mca NAME VALUE
+//   (repeatable); -V. An --op or --type that names nothing is an error (exit 2).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -343,19 +344,31 @@ void show_kernels(Printer &p, const Options &o)
 
 // --explain on one memory kind: its 2- and 3-buffer kernels, then its stream
 // kernels. Without --mem, a device kind shows only the halves it serves.
-void explain_memory_kind(int op, int kt, int mem, bool named)
+void explain_memory_kind(Printer &p, int op, int kt, int mem, bool named)
 {
+    const char *mem_name = opf_memory_kind_name(mem);
     for (bool stream : {false, true})
         for (int nbuf : {2, 3}) {
             char buf[4096];
             const int rc = stream ? opf_slot_explain_stream(op, kt, mem, nbuf, buf, sizeof buf)
                                   : opf_slot_explain(op, kt, mem, nbuf, buf, sizeof buf);
             const bool served = !std::strstr(buf, "(no kernel");
-            if (rc == OPF_SUCCESS && (served || named || (mem == OPF_MEM_HOST && !stream))) std::printf("%s\n", buf);
+            if (rc != OPF_SUCCESS || !(served || named || (mem == OPF_MEM_HOST && !stream))) continue;
+            std::string text = buf;
+            if (p.format == Format::Parsable)   // one line per key
+                for (std::size_t nl; (nl = text.find('\n')) != std::string::npos;) text.replace(nl, 1, " | ");
+            const char *winner = stream ? opf_slot_stream_provider(op, kt, mem, nbuf, 1)
+                                        : opf_slot_provider_mem(op, kt, mem, nbuf, 1);
+            const std::string half = std::to_string(nbuf) + (stream ? "-stream" : "");
+            Record r;
+            r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", mem_name)
+                .add("buffers", half).add("selected", winner ? winner : "none").add("explanation", text);
+            p.record(std::string("explain:") + mem_name + ":" + op_name(op) + ":" + opf_kernel_type_name(kt) + ":" + half,
+                     r, buf);
         }
 }
 
-int show_explain(const Options &o)
+int show_explain(Printer &p, const Options &o)
 {
     int op = -1, kt = -1;
     for (int id = 1; id < OPF_OPID_COUNT; ++id)
@@ -371,8 +384,21 @@ int show_explain(const Options &o)
                      o.explain_type.c_str());
         return 1;
     }
-    for (int mem : memory_kinds(o)) explain_memory_kind(op, kt, mem, !o.mem_filter.empty());
+    for (int mem : memory_kinds(o)) explain_memory_kind(p, op, kt, mem, !o.mem_filter.empty());
     return 0;
+}
+
+// --op / --type filters must name something: a typo would show an empty table.
+bool check_filters(const Options &o)
+{
+    bool op_known = o.op_filter.empty(), type_known = o.type_filter.empty();
+    for (int id = 1; id < OPF_OPID_COUNT; ++id) op_known |= matches(o.op_filter, op_name(id));
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) type_known |= matches(o.type_filter, opf_kernel_type_name(kt));
+    if (!op_known) std::fprintf(stderr, "opframe_info: --op %s: no such op (SUM, MAX, ...)\n", o.op_filter.c_str());
+    if (!type_known)
+        std::fprintf(stderr, "opframe_info: --type %s: no such kernel type (INT32, FLOAT, ...; opframe_info --types)\n",
+                     o.type_filter.c_str());
+    return op_known && type_known;
 }
 
 void show_types(Printer &p)
@@ -467,10 +493,18 @@ int main(int argc, char **argv)
     const int rc = opf_init();
     if (rc != OPF_SUCCESS)   // still show what can be shown: the error is the first thing to read
         std::fprintf(stderr, "opframe_info: opf_init failed: %s\n", opf_last_error());
-    if (!check_memory_kind(o)) return 2;
-    if (!o.explain_op.empty()) return show_explain(o);
+    if (!check_filters(o) || !check_memory_kind(o)) {
+        opf_finalize();
+        return 2;
+    }
     Printer p{o.format};
     p.begin();
+    if (!o.explain_op.empty()) {
+        const int explained = show_explain(p, o);
+        p.end();
+        opf_finalize();
+        return explained;
+    }
     if (o.build) show_build(p);
     if (o.components) show_components(p);
     if (o.path) show_path(p);

@@ -269,7 +269,13 @@ const char *opf_last_error(void);
  * Before opf_init any name is accepted, and a value for a parameter not yet
  * declared is applied when it is declared. For a declared parameter the value
  * is checked (OPF_ERR_ARG if invalid, or if the parameter is read-only;
- * nothing changes) and takes effect at once. After opf_init an undeclared
+ * nothing changes) and takes effect at once, except for the parameters only
+ * opf_init reads (op, op_base_pin, mca_component_path, ...: their
+ * description says so): a change while initialized applies at the next
+ * opf_init, and their source shows the value in force meanwhile. The lists
+ * of `op` and op_base_pin are checked at opf_init: an empty or malformed name
+ * in `op` fails it like an unknown one; a pin that cannot apply is warned
+ * about and ignored. After opf_init an undeclared
  * name is OPF_ERR_ARG. API and command-line values outlive opf_finalize. */
 int opf_param_set(const char *name, const char *value);
 int opf_param_set_cmdline(const char *name, const char *value);
