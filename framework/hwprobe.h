@@ -23,4 +23,8 @@ const char *x86_feature_name(unsigned bit);
 // len > 0). Returns the length the full text needs, like snprintf.
 std::size_t format_x86_features(unsigned features, char *buf, std::size_t len);
 
+// Every feature name, comma-separated in bit order: the words of the
+// op_base_isa_mask parameter, whose value masks the probed features.
+const char *x86_feature_word_list();
+
 } // namespace opf

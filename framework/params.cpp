@@ -1,5 +1,6 @@
 // params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
+#include "framework/hwprobe.h"
 
 #include <algorithm>
 #include <atomic>
@@ -47,6 +48,7 @@ Params params = {
     .pin = "",
     .selftest = 0,
     .hwloc_opencl = 0,
+    .isa_mask = -1,
 };
 
 namespace {
@@ -704,6 +706,10 @@ void register_framework_params()
           "Let hwloc's OpenCL plugin list OpenCL devices at init. Off by default: it starts every OpenCL "
           "platform in every process (about 60 ms and a small leak with PoCL); the opencl component lists its "
           "devices itself", 6, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.hwloc_opencl}},
+        {{"op_base_isa_mask", OPF_PARAM_FLAGS, opf::x86_feature_word_list(),
+          "x86 ISA features the components may see (the probed ones, masked by this list): remove a word to make "
+          "every component take a lower level, as on a CPU without it (conformance runs loop over the levels)", 8,
+          OPF_PARAM_SETTABLE, opf::x86_feature_word_list(), nullptr, &params.isa_mask}},
     };
     for (const Declaration &d : declarations)
         if (register_param(&d.spec, true, d.min, d.max) != OPF_SUCCESS)   // only if someone took the name first
