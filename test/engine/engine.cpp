@@ -314,6 +314,8 @@ bool Options::parse(int argc, char **argv, int &i)
         seeded_ = true;
     } else if (const char *v = value("--function")) {
         functions.push_back(v);
+    } else if (const char *v = value("--skip")) {
+        skips.push_back(v);
     } else if (arg == "--bench") {
         bench = true;
     } else if (arg == "--slow") {
@@ -337,7 +339,9 @@ const char *Options::help()
 {
     return "  --seed N          replay the data of a run (printed at its start)\n"
            "  --function PAT    only the checks named provider.op.type matching PAT (glob, any case;\n"
-           "                    repeatable), e.g. 'avx2.maxloc.*', '*.sum.float16'\n"
+           "                    repeatable), e.g. 'avx2.maxloc.*', '*.sum.float16'; the datatype\n"
+           "                    level's checks are named datatype.op.type\n"
+           "  --skip PAT        leave out the checks matching PAT (repeatable)\n"
            "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
            "  --slow            more lengths, and every layout at every length\n"
            "  -v                one line per slot and provider\n";
@@ -345,8 +349,10 @@ const char *Options::help()
 
 bool Options::selected(const std::string &provider, const std::string &op, const std::string &type) const
 {
-    if (functions.empty()) return true;
     const std::string name = provider + "." + op + "." + type;
+    for (const std::string &p : skips)
+        if (fnmatch(p.c_str(), name.c_str(), FNM_CASEFOLD) == 0) return false;
+    if (functions.empty()) return true;
     for (const std::string &p : functions)
         if (fnmatch(p.c_str(), name.c_str(), FNM_CASEFOLD) == 0) return true;
     return false;

@@ -211,6 +211,7 @@ private:
 struct Options {
     uint64_t seed = 0;
     std::vector<std::string> functions;   // --function patterns (fnmatch, case-insensitive)
+    std::vector<std::string> skips;       // --skip patterns: checks left out
     bool bench = false, slow = false, verbose = false;
     // Takes argv[i] (and its value) if it is an engine option; false otherwise.
     bool parse(int argc, char **argv, int &i);
