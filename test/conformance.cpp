@@ -846,6 +846,25 @@ int run_self_test(Harness& h)
     expect(conv_ok, "manual half conversions agree with _Float16");
 #endif
 
+    // The library's exported same-value rule agrees with the reference's.
+    {
+        opf_count_t at = 7;
+        const float fa[2] = {1.0f, qnan}, fb[2] = {1.0f, snan_neg};
+        expect(opf_kernel_type_first_difference(OPF_KT_FLOAT, fa, fb, 2, &at) == OPF_SUCCESS && at == -1,
+               "opf_kernel_type_first_difference: any NaN matches any NaN");
+        Pair<double, int> pa[2] = {p1, p1}, pb[2] = {p1, p1};
+        reinterpret_cast<unsigned char*>(&pb[0])[13] ^= 0xff;
+        expect(opf_kernel_type_first_difference(OPF_KT_DOUBLE_INT, pa, pb, 2, &at) == OPF_SUCCESS && at == -1,
+               "opf_kernel_type_first_difference: pair padding is no value");
+        pb[1].index = 9;
+        expect(opf_kernel_type_first_difference(OPF_KT_DOUBLE_INT, pa, pb, 2, &at) == OPF_SUCCESS && at == 1,
+               "opf_kernel_type_first_difference: the index counts");
+        expect(opf_kernel_type_first_difference(OPF_KT_COUNT, pa, pb, 2, &at) == OPF_ERR_ARG &&
+                   opf_kernel_type_first_difference(OPF_KT_FLOAT, fa, fb, -1, &at) == OPF_ERR_ARG &&
+                   opf_kernel_type_first_difference(OPF_KT_FLOAT, nullptr, fb, 1, &at) == OPF_ERR_ARG,
+               "opf_kernel_type_first_difference refuses bad arguments");
+    }
+
     // A corrupted result of a SUM FLOAT call must be caught; a clean one not.
     const size_t n = 65;
     const DataSet<float> d = make_data<float>(h.opt.e.seed, reference_for<float>(OPF_OPID_SUM), n);
