@@ -39,12 +39,28 @@ void kernel2(const void *in, void *inout, opf_count_t n)
 }
 
 
-// REPLACE and NO_OP copy: one memcpy, ending at the last element's data (a
-// pair's tail padding after it is not part of the buffer, as in MPI).
+// Types with bytes that are not data: an x87 long double's 6 bytes (also in
+// complex and pairs), a pair's hole or tail.
+template <class T> constexpr bool has_padding = false;
+template <> constexpr bool has_padding<long double> = true;
+template <class R> constexpr bool has_padding<Complex<R>> = has_padding<R>;
+template <class V, class I>
+constexpr bool has_padding<Pair<V, I>> = has_padding<V> || sizeof(V) + sizeof(I) < sizeof(Pair<V, I>);
+
+// REPLACE and NO_OP copy data bytes only (component.h): one memcpy where
+// every byte is data, element by element through store() (which writes the
+// members' value bytes) where there is padding.
 template <class T> void copy_elements(void *to, const void *from, opf_count_t n)
 {
-    if (to != from && n > 0)
-        std::memcpy(to, from, std::size_t(n - 1) * sizeof(T) + data_end<T>);
+    if (to == from || n <= 0) return;
+    auto o = static_cast<unsigned char *>(to);
+    auto i = static_cast<const unsigned char *>(from);
+    if constexpr (has_padding<T>) {
+        for (std::size_t k = 0; k < std::size_t(n); ++k)
+            store(o + k * sizeof(T), load<T>(i + k * sizeof(T)));
+    } else {
+        std::memcpy(o, i, std::size_t(n) * sizeof(T));
+    }
 }
 
 // One cell of the table: the slot's kernels, or none where the op is not

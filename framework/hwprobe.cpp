@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include <strings.h>
 #include <unistd.h>
@@ -313,6 +314,9 @@ void probe(opf_hw_info_t *hw)
 #ifdef OPF_HWPROBE_X86
     probe_x86(hw);
     x86_brand(hw->cpu_model, sizeof hw->cpu_model);
+    // op_base_isa_mask: components see a lower level, as on a CPU without
+    // the features removed from it (the conformance run loops over levels).
+    hw->x86_features &= unsigned(params.isa_mask);
 #endif
 #ifdef OPF_HWPROBE_ARM
     probe_arm(hw);
@@ -344,6 +348,16 @@ int probe_hardware(opf_hw_info_t *hw)
     last = *hw;
     have_last = true;
     return OPF_SUCCESS;
+}
+
+const char *x86_feature_word_list()
+{
+    static const std::string words = [] {
+        std::string w;
+        for (const char *name : feature_names) w += (w.empty() ? "" : ",") + std::string(name);
+        return w;
+    }();
+    return words.c_str();
 }
 
 const char *x86_feature_name(unsigned bit)

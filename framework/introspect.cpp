@@ -215,3 +215,17 @@ OPF_API int opf_slot_tiers(int op_id, int kt, int nbuf, opf_slot_tier_t *tiers, 
                         : write_tiers(s.three, &opf_slot_tier_t::fn3, tiers, max);
     return OPF_SUCCESS;
 }
+
+// ---- the one "same value" comparator (base/compare.h), for tests -------------
+
+OPF_API int opf_kernel_type_first_difference(int kt, const void *a, const void *b, opf_count_t n,
+                                             opf_count_t *index)
+{
+    if (!index) return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: index is NULL");
+    if (!valid_kt(kt) || !base::kernel_type_supported(kt))
+        return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: unknown kernel type %d", kt);
+    if (n < 0) return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: negative count %lld", (long long)n);
+    if (n > 0 && (!a || !b)) return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: NULL buffer");
+    *index = n > 0 ? base::first_difference(kt, a, b, n) : -1;
+    return OPF_SUCCESS;
+}

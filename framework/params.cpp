@@ -1,5 +1,6 @@
 // params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
+#include "framework/hwprobe.h"
 
 #include <algorithm>
 #include <atomic>
@@ -53,6 +54,7 @@ Params params = {
     .pin = "",
     .selftest = 0,
     .hwloc_opencl = 0,
+    .isa_mask = -1,
 };
 
 namespace {
@@ -876,6 +878,11 @@ void register_framework_params()
           "Let hwloc's OpenCL plugin list OpenCL devices at init. Off by default: it starts every OpenCL "
           "platform in every process (about 60 ms and a small leak with PoCL); the opencl component lists its "
           "devices itself" INIT_ONLY_NOTE, 6, OPF_PARAM_SETTABLE, nullptr, nullptr, &params.hwloc_opencl},
+         INT64_MIN, INT64_MAX, true},
+        {{"op_base_isa_mask", OPF_PARAM_FLAGS, opf::x86_feature_word_list(),
+          "x86 ISA features the components may see (the probed ones, masked by this list): remove a word to make "
+          "every component take a lower level, as on a CPU without it (conformance runs loop over the levels)" INIT_ONLY_NOTE, 8,
+          OPF_PARAM_SETTABLE, opf::x86_feature_word_list(), nullptr, &params.isa_mask},
          INT64_MIN, INT64_MAX, true},
     };
     for (const Declaration &d : declarations)

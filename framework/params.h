@@ -32,6 +32,7 @@ struct Params {
     const char *pin;              // op_base_pin: "sum:float=avx2,max:double=example"
     int selftest;                 // op_base_selftest
     int hwloc_opencl;             // op_base_hwloc_opencl: let hwloc's OpenCL plugin list devices
+    int64_t isa_mask;             // op_base_isa_mask: OPF_X86_* features components may see
 };
 
 // The values in force (resolved at opf_init, updated by opf_param_set).

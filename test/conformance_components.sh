@@ -1,7 +1,9 @@
 #!/bin/sh
-# The conformance harness against every component built in this tree: each
-# available component's own offers and the mixed table they produce, with
-# the framework's self-test on as well.
+# The conformance engine against every component built in this tree: each
+# available component's own offers at every ISA level it can take, and the
+# mixed table they produce, with the framework's self-test on as well. Every
+# call runs on guarded buffers (guards after the true end and inside each
+# element's padding, PROT_NONE pages after and before): the guard-page test.
 set -e
 top=${top_builddir:-.}
 path=""
@@ -9,4 +11,7 @@ for dir in "$top"/components/*/; do
     path="$path${path:+:}${dir%/}"
 done
 OPF_MCA_mca_component_path=$path OPF_MCA_op_base_selftest=1 "$top/tools/opframe_info"
+# The engine must catch what it claims to (wrong results, stray writes into
+# guards and padding, faults against PROT_NONE pages) before its pass counts.
+"$top/test/conformance" --self-test >/dev/null || { echo "conformance --self-test failed"; exit 1; }
 OPF_MCA_mca_component_path=$path OPF_MCA_op_base_selftest=1 exec "$top/test/conformance" "$@"

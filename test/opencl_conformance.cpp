@@ -93,25 +93,6 @@ std::vector<Field> fields(int kt)
     }
 }
 
-bool is_nan(F k, const unsigned char *p)
-{
-    uint64_t lo = 0;
-    switch (k) {
-    case F::F16: { uint16_t v; std::memcpy(&v, p, 2); return (v & 0x7fff) > 0x7c00; }
-    case F::BF16: { uint16_t v; std::memcpy(&v, p, 2); return (v & 0x7fff) > 0x7f80; }
-    case F::F32: { uint32_t v; std::memcpy(&v, p, 4); return (v & 0x7fffffffu) > 0x7f800000u; }
-    case F::F64: { uint64_t v; std::memcpy(&v, p, 8); return (v & ~(1ULL << 63)) > 0x7ff0000000000000ULL; }
-    case F::X87: { uint16_t se; std::memcpy(&lo, p, 8); std::memcpy(&se, p + 8, 2); return (se & 0x7fff) == 0x7fff && (lo << 1); }
-    case F::F128: {
-        uint64_t hi;
-        std::memcpy(&lo, p, 8);
-        std::memcpy(&hi, p + 8, 8);
-        return ((hi >> 48) & 0x7fff) == 0x7fff && ((hi & 0xffffffffffffULL) | lo);
-    }
-    default: return false;
-    }
-}
-
 // Adversarial values of one field: specials of the format, small integers
 // (logic ops), any bit pattern, moderate floats; `tie` copies the other
 // operand's value to make MAXLOC/MINLOC ties and NaN pairs.
@@ -188,16 +169,12 @@ void fill(const Slot &s, unsigned char *p, size_t n, Rng &r, const unsigned char
     }
 }
 
-// Index of the first element whose values differ (NaN matches NaN), or -1.
+// Index of the first element whose values differ, or -1: the base's rule
+// (any NaN matches any NaN, padding is no value), through introspect.h.
 long first_difference(const Slot &s, const unsigned char *a, const unsigned char *b, size_t n)
 {
-    for (size_t i = 0; i < n; ++i)
-        for (const Field &f : s.fields) {
-            const unsigned char *x = a + i * s.ext + f.offset, *y = b + i * s.ext + f.offset;
-            if (is_nan(f.kind, x) && is_nan(f.kind, y)) continue;
-            if (std::memcmp(x, y, size_t(field_size(f.kind)))) return long(i);
-        }
-    return -1;
+    opf_count_t at = -1;
+    return opf_kernel_type_first_difference(s.kt, a, b, opf_count_t(n), &at) == OPF_SUCCESS ? long(at) : 0;
 }
 
 std::string hex(const unsigned char *p, int n)

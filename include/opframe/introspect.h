@@ -92,6 +92,16 @@ const char *opf_slot_provider_mem(int op_id, int kernel_type, int memory_kind, i
  * text (opframe_info --explain). */
 int opf_slot_explain(int op_id, int kernel_type, int memory_kind, int nbuf, char *buf, int len);
 
+/* ---- the "same value" rule ------------------------------------------------ */
+/* Compares n elements of kernel type `kernel_type` at a and b as every
+ * provider's results are compared with the base's: the value bytes must be
+ * equal, except that any NaN matches any NaN, and padding (a pair's hole and
+ * tail, an x87 long double's 6 bytes) is no value. *index is the first
+ * element that differs, or -1. OPF_ERR_ARG for an unknown kernel type, a
+ * negative n, or a NULL pointer (a and b may be NULL when n is 0). */
+int opf_kernel_type_first_difference(int kernel_type, const void *a, const void *b, opf_count_t n,
+                                     opf_count_t *index);
+
 /* ---- hardware ----------------------------------------------------------------- */
 /* The hardware opframe probed at init (probing now if no opf_init ran yet):
  * ISA, CPU model, topology, accelerators. OPF_ERR_ARG if hw is NULL. */

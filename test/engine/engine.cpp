@@ -1,0 +1,385 @@
+// engine.cpp — the type-agnostic half of the conformance engine (engine.h).
+#include "test/engine/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+
+#include <fnmatch.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <opframe/opframe.h>
+
+namespace engine {
+
+uint64_t derive_seed(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
+{
+    Rng r(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ (c * 0x165667b19e3779f9ULL));
+    r.next();
+    return r.next();
+}
+
+// ---- element layouts ------------------------------------------------------------------
+bool ElementLayout::is_data(std::size_t b) const
+{
+    for (const Field &f : fields)
+        if (b >= f.offset && b < f.offset + f.size) return true;
+    return false;
+}
+
+// ---- guarded buffers -------------------------------------------------------------------
+const char *fence_name(Fence f)
+{
+    switch (f) {
+    case Fence::Bytes: return "guard bytes";
+    case Fence::PageAfter: return "ends at a PROT_NONE page";
+    default: return "starts after a PROT_NONE page";
+    }
+}
+
+namespace {
+constexpr std::size_t kGuardBytes = 64;   // before and after, for Fence::Bytes
+std::size_t page_size()
+{
+    static const std::size_t p = std::size_t(sysconf(_SC_PAGESIZE));
+    return p;
+}
+std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+} // namespace
+
+GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::size_t shift, Fence fence)
+    : layout_(layout), n_(n)
+{
+    static unsigned char next_salt = 0;
+    salt_ = next_salt += 0x3b;
+    const std::size_t span = layout.span(n), page = page_size();
+    if (fence == Fence::Bytes) {
+        image_bytes_ = kGuardBytes + shift + span + kGuardBytes;
+        mapping_bytes_ = image_bytes_;
+        mapping_ = static_cast<unsigned char *>(::operator new(mapping_bytes_, std::align_val_t(64)));
+        image_ = mapping_;
+        data_ = image_ + kGuardBytes + shift;
+    } else {
+        // Data pages between PROT_NONE pages; the data touches the fenced side.
+        const std::size_t body = round_up(shift + span + layout.extent + 1, page);
+        mapping_bytes_ = body + 2 * page;
+        void *m = mmap(nullptr, mapping_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) throw std::bad_alloc();
+        mapped_ = true;
+        mapping_ = static_cast<unsigned char *>(m);
+        mprotect(mapping_, page, PROT_NONE);
+        mprotect(mapping_ + page + body, page, PROT_NONE);
+        image_ = mapping_ + page;
+        image_bytes_ = body;
+        if (fence == Fence::PageBefore) {
+            data_ = image_ + shift;
+        } else {
+            // The true end as close to the page as the element alignment
+            // lets it be (a DOUBLE_INT buffer ends 4 bytes short: those 4
+            // are guard bytes); `shift` moves the start back, not the end.
+            std::size_t start = image_bytes_ - span;
+            start -= start % layout.align;
+            data_ = image_ + start;
+        }
+    }
+    for (std::size_t i = 0; i < image_bytes_; ++i) image_[i] = expected(i);
+}
+
+GuardedBuffer::~GuardedBuffer()
+{
+    if (mapped_) munmap(mapping_, mapping_bytes_);
+    else ::operator delete(mapping_, std::align_val_t(64));
+}
+
+// The guard pattern of a non-data byte: varies with the position (a shifted
+// copy of the buffer onto itself is no match) and with the buffer (nor is a
+// copy of another operand's padding).
+unsigned char GuardedBuffer::expected(std::size_t i) const
+{
+    return static_cast<unsigned char>(0xa5 ^ (i * 29) ^ (i >> 8) ^ salt_);
+}
+
+void GuardedBuffer::set_elements(const void *elements)
+{
+    auto src = static_cast<const unsigned char *>(elements);
+    const std::size_t ext = layout_.extent;
+    for (std::size_t i = 0; i < n_; ++i)
+        for (const ElementLayout::Field &f : layout_.fields)
+            std::memcpy(data_ + i * ext + f.offset, src + i * ext + f.offset, f.size);
+}
+
+void GuardedBuffer::fill_data(unsigned char byte)
+{
+    const std::size_t ext = layout_.extent;
+    for (std::size_t i = 0; i < n_; ++i)
+        for (const ElementLayout::Field &f : layout_.fields) std::memset(data_ + i * ext + f.offset, byte, f.size);
+}
+
+std::optional<Damage> GuardedBuffer::damage() const
+{
+    const std::size_t start = data_offset(), span = layout_.span(n_), ext = layout_.extent;
+    char where[96];
+    for (std::size_t i = 0; i < image_bytes_; ++i) {
+        const bool inside = i >= start && i < start + span;
+        if (inside && layout_.is_data((i - start) % ext)) continue;
+        if (image_[i] == expected(i)) continue;
+        const long off = long(i) - long(start);
+        if (off < 0)
+            std::snprintf(where, sizeof where, "%ld bytes before the start", -off);
+        else if (std::size_t(off) >= span)
+            std::snprintf(where, sizeof where, "%zu bytes past the true end (at byte %zu of the element there)",
+                          std::size_t(off) - span + 1, std::size_t(off) % ext);
+        else
+            std::snprintf(where, sizeof where, "padding byte %zu of element %zu", std::size_t(off) % ext,
+                          std::size_t(off) / ext);
+        return Damage{off, where};
+    }
+    return std::nullopt;
+}
+
+std::size_t GuardedBuffer::damaged_bytes() const
+{
+    const std::size_t start = data_offset(), span = layout_.span(n_), ext = layout_.extent;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < image_bytes_; ++i) {
+        const bool inside = i >= start && i < start + span;
+        if (inside && layout_.is_data((i - start) % ext)) continue;
+        bad += image_[i] != expected(i);
+    }
+    return bad;
+}
+
+// ---- layouts ------------------------------------------------------------------------------
+const char *alias_name(Alias a)
+{
+    switch (a) {
+    case Alias::InPlace2: return "2-buffer in place";
+    case Alias::Distinct3: return "3-buffer out distinct";
+    case Alias::OutIsIn1: return "3-buffer out==in1";
+    default: return "3-buffer out==in2";
+    }
+}
+
+const std::vector<CallLayout> &call_layouts()
+{
+    using F = Fence;
+    using A = Alias;
+    static const std::vector<CallLayout> table = {
+        {"in-place", A::InPlace2, {0, 0, 0}, F::Bytes},
+        {"in-place, page after", A::InPlace2, {0, 0, 0}, F::PageAfter},
+        {"in-place, page before", A::InPlace2, {0, 0, 0}, F::PageBefore},
+        {"in-place, +1/+3 elements", A::InPlace2, {1, 3, 0}, F::Bytes},
+        {"3-buffer", A::Distinct3, {0, 0, 0}, F::Bytes},
+        {"3-buffer, page after", A::Distinct3, {0, 0, 0}, F::PageAfter},
+        {"3-buffer, page before", A::Distinct3, {0, 0, 0}, F::PageBefore},
+        {"3-buffer, +0/+1/+2 elements", A::Distinct3, {0, 1, 2}, F::Bytes},
+        {"out==in1", A::OutIsIn1, {0, 0, 0}, F::Bytes},
+        {"out==in1, page after", A::OutIsIn1, {0, 0, 0}, F::PageAfter},
+        {"out==in2", A::OutIsIn2, {0, 0, 0}, F::Bytes},
+        {"out==in2, +1 element, page before", A::OutIsIn2, {1, 1, 0}, F::PageBefore},
+    };
+    return table;
+}
+
+// The layouts every length runs (the others run on the short lengths, or
+// on all of them with --slow): each alias once, both page fences.
+bool layout_is_basic(const CallLayout &l)
+{
+    return l.shift[0] == 0 && l.shift[1] == 0 && l.shift[2] == 0 &&
+           (l.fence != Fence::Bytes || l.alias == Alias::OutIsIn1 || l.alias == Alias::OutIsIn2);
+}
+
+// ---- crash capture ------------------------------------------------------------------------
+namespace {
+sigjmp_buf fault_jump;
+volatile sig_atomic_t fault_armed = 0;
+const int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
+
+void on_fault(int sig)
+{
+    if (fault_armed) {
+        fault_armed = 0;
+        siglongjmp(fault_jump, sig);
+    }
+    signal(sig, SIG_DFL);   // not inside a captured call: die as usual
+    raise(sig);
+}
+
+void install_fault_handlers()
+{
+    static bool done = false;
+    if (done) return;
+    done = true;
+    // Its own stack: a stack overflow is a fault too.
+    static std::vector<char> alt(1 << 16);
+    stack_t ss{};
+    ss.ss_sp = alt.data();
+    ss.ss_size = alt.size();
+    sigaltstack(&ss, nullptr);
+    struct sigaction sa{};
+    sa.sa_handler = on_fault;
+    sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int s : kFaultSignals) sigaction(s, &sa, nullptr);
+}
+} // namespace
+
+int run_capturing_faults(const std::function<void()> &f)
+{
+    install_fault_handlers();
+    if (const int sig = sigsetjmp(fault_jump, 1)) return sig;
+    fault_armed = 1;
+    f();
+    fault_armed = 0;
+    return 0;
+}
+
+const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    default: return "signal";
+    }
+}
+
+// ---- device backends: mirrored images ------------------------------------------------------
+int MirroredTarget::mirrored(std::vector<GuardedBuffer *> operands,
+                             const std::function<int(const std::vector<Image> &)> &call)
+{
+    std::vector<GuardedBuffer *> distinct;
+    for (GuardedBuffer *b : operands)
+        if (std::find(distinct.begin(), distinct.end(), b) == distinct.end()) distinct.push_back(b);
+    std::vector<void *> handles;
+    int rc = OPF_SUCCESS;
+    for (GuardedBuffer *b : distinct) {
+        void *h = allocate(b->image_bytes());
+        if (!h || !upload(h, b->image(), b->image_bytes())) {
+            if (h) release(h);
+            rc = OPF_ERR_NO_MEM;
+            break;
+        }
+        handles.push_back(h);
+    }
+    if (rc == OPF_SUCCESS) {
+        std::vector<Image> images;
+        for (GuardedBuffer *b : operands) {
+            const std::size_t k = std::size_t(std::find(distinct.begin(), distinct.end(), b) - distinct.begin());
+            images.push_back({handles[k], b->data_offset()});
+        }
+        rc = call(images);
+        for (std::size_t k = 0; k < handles.size(); ++k)
+            if (!download(distinct[k]->image(), handles[k], distinct[k]->image_bytes()) && rc == OPF_SUCCESS)
+                rc = OPF_ERR_INTERN;
+    }
+    for (void *h : handles) release(h);
+    return rc;
+}
+
+int MirroredTarget::two(GuardedBuffer &in, GuardedBuffer &inout, std::size_t n)
+{
+    return mirrored({&in, &inout}, [&](const std::vector<Image> &im) { return call2(im[0], im[1], n); });
+}
+
+int MirroredTarget::three(GuardedBuffer &in1, GuardedBuffer &in2, GuardedBuffer &out, std::size_t n)
+{
+    return mirrored({&in1, &in2, &out}, [&](const std::vector<Image> &im) { return call3(im[0], im[1], im[2], n); });
+}
+
+// ---- options -----------------------------------------------------------------------------------
+bool Options::parse(int argc, char **argv, int &i)
+{
+    const std::string arg = argv[i];
+    auto value = [&](const char *name) -> const char * {
+        const std::string eq = std::string(name) + "=";
+        if (arg.rfind(eq, 0) == 0) return argv[i] + eq.size();
+        if (arg == name && i + 1 < argc) return argv[++i];
+        return nullptr;
+    };
+    if (const char *v = value("--seed")) {
+        char *end = nullptr;
+        seed = std::strtoull(v, &end, 0);
+        if (!end || *end || !*v) {
+            std::fprintf(stderr, "bad seed '%s'\n", v);
+            std::exit(2);
+        }
+        seeded_ = true;
+    } else if (const char *v = value("--function")) {
+        functions.push_back(v);
+    } else if (const char *v = value("--skip")) {
+        skips.push_back(v);
+    } else if (arg == "--bench") {
+        bench = true;
+    } else if (arg == "--slow") {
+        slow = true;
+    } else if (arg == "-v" || arg == "--verbose") {
+        verbose = true;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+void Options::finish()
+{
+    if (seeded_) return;
+    std::random_device rd;
+    seed = (uint64_t(rd()) << 32) ^ rd() ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+const char *Options::help()
+{
+    return "  --seed N          replay the data of a run (printed at its start)\n"
+           "  --function PAT    only the checks named provider.op.type matching PAT (glob, any case;\n"
+           "                    repeatable), e.g. 'avx2.maxloc.*', '*.sum.float16'; the datatype\n"
+           "                    level's checks are named datatype.op.type\n"
+           "  --skip PAT        leave out the checks matching PAT (repeatable)\n"
+           "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
+           "  --slow            more lengths, and every layout at every length\n"
+           "  -v                one line per slot and provider\n";
+}
+
+bool Options::selected(const std::string &provider, const std::string &op, const std::string &type) const
+{
+    const std::string name = provider + "." + op + "." + type;
+    for (const std::string &p : skips)
+        if (fnmatch(p.c_str(), name.c_str(), FNM_CASEFOLD) == 0) return false;
+    if (functions.empty()) return true;
+    for (const std::string &p : functions)
+        if (fnmatch(p.c_str(), name.c_str(), FNM_CASEFOLD) == 0) return true;
+    return false;
+}
+
+// ---- benchmarks -------------------------------------------------------------------------------
+double median_ns(const std::function<void()> &f, int reps)
+{
+    using clock = std::chrono::steady_clock;
+    f();   // warm-up: caches, page faults, lazy binding
+    // Batch calls so one timing is at least ~20 us (short calls are below the clock's resolution).
+    int batch = 1;
+    for (;;) {
+        const auto t0 = clock::now();
+        for (int k = 0; k < batch; ++k) f();
+        const double ns = std::chrono::duration<double, std::nano>(clock::now() - t0).count();
+        if (ns > 20000 || batch >= (1 << 20)) break;
+        batch *= 4;
+    }
+    std::vector<double> t(static_cast<std::size_t>(reps));
+    for (double &x : t) {
+        const auto t0 = clock::now();
+        for (int k = 0; k < batch; ++k) f();
+        x = std::chrono::duration<double, std::nano>(clock::now() - t0).count() / batch;
+    }
+    std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
+    return t[std::size_t(reps / 2)];
+}
+
+} // namespace engine
