@@ -915,7 +915,9 @@ static void test_device(void)
     CHECK(opf_memory_kind_count() == 1, "op=alpha: %d memory kinds", opf_memory_kind_count());
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
     opf_finalize();
-/* ---- 10. hostile component files and paths (issue 12, items 10, 12, 13, 15) ------------
+}
+
+/* ---- 11. hostile component files and paths (issue 12, items 10, 12, 13, 15) ------------
  * test/components.sh builds, for "hardening":
  *   OPF_TEST_DIR_HOSTILE   nonul (init_query reason without NUL), junk.la (garbage
  *                          .la), loop.so (symlink to itself), dangle.so (dangling
