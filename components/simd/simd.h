@@ -53,7 +53,9 @@
 #include <type_traits>
 #include <utility>
 
-#include <immintrin.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>   // the AVX-512 masked stores below
+#endif
 
 #include <opframe/component.h>
 #include "base/semantics.h"
