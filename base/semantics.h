@@ -1,10 +1,11 @@
 // semantics.h — the scalar definition of every predefined op: the one place
 // where each rule of DESIGN.md's "Semantics, decided once" is written.
-// Every kernel (base, SIMD, device) must reproduce these results bit for bit.
+// Every kernel (base, SIMD, device) must reproduce these results bit for bit;
+// the cuda component's device code calls these functors themselves (OPF_HD).
 //
 // Each op is a functor with
 //   template <class T> static constexpr bool defined;   // is (op, T) a slot?
-//   template <class T> static T apply(T left, T right); // left = in, right = inout
+//   template <class T> OPF_HD static T apply(T left, T right); // left = in, right = inout
 #pragma once
 
 #include <cmath>
@@ -49,11 +50,15 @@ template <> struct Wrap<__int128> { using type = unsigned __int128; };
 #endif
 template <Integer T> using WrapType = typename Wrap<T>::type;
 
-template <class T> inline bool is_nan(T x) { return x != x; }
+template <class T> OPF_HD inline bool is_nan(T x) { return x != x; }
 
-template <class T> inline bool sign_bit(T x)
+template <class T> OPF_HD inline bool sign_bit(T x)
 {
-    if constexpr (std::is_floating_point_v<T>)
+    if constexpr (std::is_same_v<T, float>)
+        return bits_as<uint32_t>(x) >> 31;
+    else if constexpr (std::is_same_v<T, double>)
+        return bits_as<uint64_t>(x) >> 63;
+    else if constexpr (std::is_floating_point_v<T>)   // long double: host code only
         return std::signbit(x);
     else {  // binary128: the sign is the top bit of the last byte (little endian)
         unsigned char bytes[sizeof x];
@@ -63,7 +68,7 @@ template <class T> inline bool sign_bit(T x)
 }
 
 // MAX on an ordered value: NaN wins, +0 beats -0 (integers: plain max).
-template <class T> inline T max_value(T a, T b)
+template <class T> OPF_HD inline T max_value(T a, T b)
 {
     if constexpr (Integer<T>) return a < b ? b : a;
     if (a > b) return a;
@@ -72,7 +77,7 @@ template <class T> inline T max_value(T a, T b)
     if (is_nan(b)) return b;
     return sign_bit(a) ? b : a;   // equal: only the sign of a zero can differ
 }
-template <class T> inline T min_value(T a, T b)
+template <class T> OPF_HD inline T min_value(T a, T b)
 {
     if constexpr (Integer<T>) return b < a ? b : a;
     if (a < b) return a;
@@ -84,12 +89,12 @@ template <class T> inline T min_value(T a, T b)
 
 // float16 / bfloat16: widen to float, compute, round once.
 template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-template <Narrow T> inline T narrow(float f)
+template <Narrow T> OPF_HD inline T narrow(float f)
 {
     if constexpr (std::is_same_v<T, Half>) return to_half(f);
     else return to_bfloat16(f);
 }
-template <Narrow T, class F> inline T in_float(T a, T b, F f)
+template <Narrow T, class F> OPF_HD inline T in_float(T a, T b, F f)
 {
     return narrow<T>(f(to_float(a), to_float(b)));
 }
@@ -97,30 +102,30 @@ template <Narrow T, class F> inline T in_float(T a, T b, F f)
 // ---- the ops ----------------------------------------------------------------
 struct OpNull {   // placeholder for id 0: defines nothing
     template <class T> static constexpr bool defined = false;
-    template <class T> static T apply(T, T b) { return b; }
+    template <class T> OPF_HD static T apply(T, T b) { return b; }
 };
 
 struct OpMax {
     template <class T> static constexpr bool defined = Ordered<T>;
-    template <class T> static T apply(T a, T b)
+    template <class T> OPF_HD static T apply(T a, T b)
     {
-        if constexpr (Narrow<T>) return in_float(a, b, max_value<float>);
+        if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return max_value(x, y); });
         else return max_value(a, b);
     }
 };
 
 struct OpMin {
     template <class T> static constexpr bool defined = Ordered<T>;
-    template <class T> static T apply(T a, T b)
+    template <class T> OPF_HD static T apply(T a, T b)
     {
-        if constexpr (Narrow<T>) return in_float(a, b, min_value<float>);
+        if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return min_value(x, y); });
         else return min_value(a, b);
     }
 };
 
 struct OpSum {
     template <class T> static constexpr bool defined = Arithmetic<T>;
-    template <class T> static T apply(T a, T b)
+    template <class T> OPF_HD static T apply(T a, T b)
     {
         if constexpr (Integer<T>) return T(WrapType<T>(a) + WrapType<T>(b));
         else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return x + y; });
@@ -131,7 +136,7 @@ struct OpSum {
 
 struct OpProd {
     template <class T> static constexpr bool defined = Arithmetic<T>;
-    template <class T> static T apply(T a, T b)
+    template <class T> OPF_HD static T apply(T a, T b)
     {
         if constexpr (Integer<T>) return T(WrapType<T>(a) * WrapType<T>(b));
         else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return x * y; });
@@ -145,28 +150,28 @@ struct OpProd {
 // Logical ops: non-zero is true, the result is 1 or 0.
 struct OpLand {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T((a != 0) & (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) & (b != 0)); }
 };
 struct OpLor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T((a != 0) | (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) | (b != 0)); }
 };
 struct OpLxor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T((a != 0) != (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) != (b != 0)); }
 };
 
 struct OpBand {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T(a & b); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(a & b); }
 };
 struct OpBor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T(a | b); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(a | b); }
 };
 struct OpBxor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> static T apply(T a, T b) { return T(a ^ b); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(a ^ b); }
 };
 
 // MAXLOC / MINLOC (MPI 4.9.3): the value follows MAX / MIN (NaN and signed
@@ -174,7 +179,7 @@ struct OpBxor {
 // a lone NaN brings its own index.
 template <bool IsMax> struct OpLoc {
     template <class T> static constexpr bool defined = is_pair<T>;
-    template <class T> static T apply(T a, T b)
+    template <class T> OPF_HD static T apply(T a, T b)
     {
         const bool a_first = IsMax ? a.value > b.value : a.value < b.value;
         const bool b_first = IsMax ? b.value > a.value : b.value < a.value;
@@ -195,11 +200,11 @@ using OpMinloc = OpLoc<false>;
 // and inout unchanged).
 struct OpReplace {
     template <class T> static constexpr bool defined = true;
-    template <class T> static T apply(T a, T) { return a; }
+    template <class T> OPF_HD static T apply(T a, T) { return a; }
 };
 struct OpNoOp {
     template <class T> static constexpr bool defined = true;
-    template <class T> static T apply(T, T b) { return b; }
+    template <class T> OPF_HD static T apply(T, T b) { return b; }
 };
 
 } // namespace opf::base

@@ -1,11 +1,22 @@
 // storage.h — how each kernel type is laid out in memory, and the exact
 // float <-> half / bfloat16 conversions (round to nearest even, once).
+//
+// Host and device: everything a kernel calls is OPF_HD, so that the cuda
+// component's device code compiles these very functions (nvcc), and plain
+// C++ sees ordinary inline functions.
 #pragma once
 
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define OPF_HD __host__ __device__
+#else
+#define OPF_HD
+#endif
 
 namespace opf::base {
 
@@ -30,25 +41,34 @@ using Float128 = __float128;
 struct Float128 { unsigned char unsupported[16]; };
 #endif
 
-inline float to_float(Half h)
+// std::bit_cast is constexpr host code to nvcc; memcpy is understood on both.
+template <class To, class From> OPF_HD inline To bits_as(const From &from)
+{
+    static_assert(sizeof(To) == sizeof(From), "bits_as: sizes differ");
+    To to;
+    std::memcpy(&to, &from, sizeof to);
+    return to;
+}
+
+OPF_HD inline float to_float(Half h)
 {
     const uint32_t sign = uint32_t(h.bits & 0x8000u) << 16;
     const uint32_t exp = (h.bits >> 10) & 0x1f;
     uint32_t mant = h.bits & 0x3ffu;
     if (exp == 0x1f)                               // inf / NaN (payload kept, quiet bit kept)
-        return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+        return bits_as<float>(sign | 0x7f800000u | (mant << 13));
     if (exp != 0)                                  // normal
-        return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+        return bits_as<float>(sign | ((exp + 112) << 23) | (mant << 13));
     if (mant == 0)
-        return std::bit_cast<float>(sign);         // signed zero
+        return bits_as<float>(sign);               // signed zero
     // subnormal: value = mant * 2^-24, exact in float
     const float magnitude = float(mant) * 0x1p-24f;
-    return std::bit_cast<float>(sign | std::bit_cast<uint32_t>(magnitude));
+    return bits_as<float>(sign | bits_as<uint32_t>(magnitude));
 }
 
-inline Half to_half(float f)
+OPF_HD inline Half to_half(float f)
 {
-    const uint32_t x = std::bit_cast<uint32_t>(f);
+    const uint32_t x = bits_as<uint32_t>(f);
     const uint16_t sign = uint16_t((x >> 16) & 0x8000u);
     const uint32_t abs = x & 0x7fffffffu;
     if (abs > 0x7f800000u)                         // NaN: keep it quiet, keep top payload bits
@@ -64,34 +84,67 @@ inline Half to_half(float f)
         return {uint16_t(sign | h)};               // a carry into the exponent is correct rounding
     }
     // subnormal or zero: scale so that one half-ulp (2^-24) is 1.0, round to nearest even
-    const float scaled = std::bit_cast<float>(abs) * 0x1p24f;   // exact (power of two)
+    const float scaled = bits_as<float>(abs) * 0x1p24f;   // exact (power of two)
     uint32_t q = uint32_t(scaled);
     const float frac = scaled - float(q);
     q += (frac > 0.5f) || (frac == 0.5f && (q & 1u));
     return {uint16_t(sign | q)};                   // q == 0x400 becomes the smallest normal
 }
 
-inline float to_float(BFloat16 b) { return std::bit_cast<float>(uint32_t(b.bits) << 16); }
+OPF_HD inline float to_float(BFloat16 b) { return bits_as<float>(uint32_t(b.bits) << 16); }
 
-inline BFloat16 to_bfloat16(float f)
+OPF_HD inline BFloat16 to_bfloat16(float f)
 {
-    const uint32_t x = std::bit_cast<uint32_t>(f);
+    const uint32_t x = bits_as<uint32_t>(f);
     if ((x & 0x7fffffffu) > 0x7f800000u)           // NaN: quiet it, keep sign and top payload
         return {uint16_t((x >> 16) | 0x0040u)};
     const uint32_t round = 0x7fffu + ((x >> 16) & 1u);   // nearest even; overflow reaches inf
     return {uint16_t((x + round) >> 16)};
 }
 
-// Where an element's data ends: a pair's tail padding is not data (MPI's
-// buffers of pairs end at the last element's data, not at its struct's end).
-template <class P> constexpr std::size_t pair_data_end() { return offsetof(P, index) + sizeof(P{}.index); }
+// ---- data bytes -------------------------------------------------------------
+// The bytes of a scalar that hold its value: all of them, except x87's
+// 80-bit long double (10 value bytes, 6 of padding in its 16).
+template <class T> inline constexpr std::size_t value_bytes = sizeof(T);
+template <> inline constexpr std::size_t value_bytes<long double> =
+    std::numeric_limits<long double>::digits == 64 ? 10 : sizeof(long double);
+
+// The bytes of an element a kernel writes: one or two ranges (a complex's
+// parts, a pair's value and index); the rest of the element is padding.
+struct ByteRange { std::size_t offset, size; };
+struct DataLayout {
+    int count;
+    ByteRange range[2];
+    // No padding anywhere in the element: a byte copy may cover it whole.
+    constexpr bool dense(std::size_t extent) const
+    {
+        return count == 1 ? range[0].size == extent : range[0].size == range[1].offset && range[1].offset + range[1].size == extent;
+    }
+};
+template <class T> struct Layout {
+    static constexpr DataLayout data{1, {{0, value_bytes<T>}, {0, 0}}};
+};
+template <class R> struct Layout<Complex<R>> {
+    static constexpr DataLayout data{2, {{offsetof(Complex<R>, re), value_bytes<R>}, {offsetof(Complex<R>, im), value_bytes<R>}}};
+};
+template <class V, class I> struct Layout<Pair<V, I>> {
+    using P = Pair<V, I>;
+    static constexpr DataLayout data{2, {{offsetof(P, value), value_bytes<V>}, {offsetof(P, index), value_bytes<I>}}};
+    static constexpr std::size_t end = offsetof(P, index) + sizeof(I);
+};
+template <class T> inline constexpr DataLayout data_layout = Layout<T>::data;
+
+// Where a buffer of elements ends (MPI's true extent): a pair's tail padding
+// after the last element is not part of it; a long double's is (its MPI size
+// is its sizeof), though no kernel writes it.
 template <class T> inline constexpr std::size_t data_end = sizeof(T);
-template <class V, class I> inline constexpr std::size_t data_end<Pair<V, I>> = pair_data_end<Pair<V, I>>();
+template <class V, class I> inline constexpr std::size_t data_end<Pair<V, I>> = Layout<Pair<V, I>>::end;
+template <class T> constexpr std::size_t true_bytes(std::size_t n) { return n ? (n - 1) * sizeof(T) + data_end<T> : 0; }
 
 // Unaligned-safe element access: kernels accept any element-aligned address
 // (and any address at all). Loads read only data bytes; padding reads as 0.
 template <class T> struct Access {
-    static T load(const unsigned char *p)
+    OPF_HD static T load(const unsigned char *p)
     {
         T v;
         std::memcpy(&v, p, sizeof v);
@@ -99,7 +152,7 @@ template <class T> struct Access {
     }
 };
 template <class V, class I> struct Access<Pair<V, I>> {
-    static Pair<V, I> load(const unsigned char *p)
+    OPF_HD static Pair<V, I> load(const unsigned char *p)
     {
         Pair<V, I> v;
         std::memset(&v, 0, sizeof v);
@@ -109,19 +162,18 @@ template <class V, class I> struct Access<Pair<V, I>> {
         return v;
     }
 };
-template <class T> inline T load(const unsigned char *p) { return Access<T>::load(p); }
+template <class T> OPF_HD inline T load(const unsigned char *p) { return Access<T>::load(p); }
 // Stores only value bytes: x87 long double has 6 bytes of padding, a pair its
 // tail padding, and neither is data. Writing them would leave stack garbage in
 // the output and, for the last element of an MPI buffer (which ends at the
 // data's end, not at the struct's), write past it.
-template <class T> inline void store(unsigned char *p, const T &v) { std::memcpy(p, &v, sizeof v); }
-inline void store(unsigned char *p, const long double &v) { std::memcpy(p, &v, 10); }
-template <class R> inline void store(unsigned char *p, const Complex<R> &v)
+template <class T> OPF_HD inline void store(unsigned char *p, const T &v) { std::memcpy(p, &v, value_bytes<T>); }
+template <class R> OPF_HD inline void store(unsigned char *p, const Complex<R> &v)
 {
     store(p + offsetof(Complex<R>, re), v.re);
     store(p + offsetof(Complex<R>, im), v.im);
 }
-template <class V, class I> inline void store(unsigned char *p, const Pair<V, I> &v)
+template <class V, class I> OPF_HD inline void store(unsigned char *p, const Pair<V, I> &v)
 {
     using P = Pair<V, I>;
     store(p + offsetof(P, value), v.value);

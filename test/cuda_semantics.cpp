@@ -1,24 +1,25 @@
-// cuda_semantics.cpp — the cuda component's arithmetic and work splitting,
+// cuda_semantics.cpp — the cuda component's device code and work splitting,
 // checked on the host: no GPU, no driver, no CUDA library needed (the CUDA
-// headers only). What it checks, against the base (the definition):
-//   1. float16 / bfloat16 narrowing as cuda_ops.h does it (__float2half_rn,
-//      __float2bfloat16_rn, host emulation) against base/storage.h's
-//      to_half / to_bfloat16, for a sample of floats that covers every
-//      exponent and the rounding boundaries (--exhaustive: all 2^32 floats);
-//      widening for all 2^16 patterns;
-//   2. every slot the GPU computes, at the lengths of the device test:
-//      the component's host path (host_kernel), and the device kernel's work
-//      items run one by one on the host (plan_for + work_item) in each of
-//      their modes (16-byte vectors with head and tail, scalar, byte-wise),
-//      2-buffer, 3-buffer and 3-buffer with out = in1; inputs must stay
-//      unchanged and bytes around the output untouched;
+// headers only). The device kernels call base/semantics.h's functors
+// themselves (OPF_HD); what this checks, against the base:
+//   1. base/storage.h's float16 / bfloat16 conversions against an
+//      independent implementation, the CUDA headers' round-to-nearest-even
+//      host emulation (__float2half_rn, __float2bfloat16_rn), for a sample of
+//      floats that covers every exponent and the rounding boundaries
+//      (--exhaustive: all 2^32 floats); widening for all 2^16 patterns;
+//   2. every slot the GPU computes (REPLACE and NO_OP included), at the
+//      lengths of the device test: the component's host path (host_kernel),
+//      and the device kernel's work items compiled as host C++ and run one by
+//      one (plan_for + work_item) in each of their modes (16-byte vectors with
+//      head and tail, scalar, byte-wise), 2-buffer, 3-buffer and 3-buffer with
+//      out = in1; inputs must stay unchanged, bytes after the output's true
+//      end and every element's padding untouched (data bytes only);
 //   3. the life cycle: opf_finalize and opf_init three times with the
 //      components of the component path (the cuda component, and the CUDA
 //      runtime linked into it, unload and load again), host reductions
 //      in between.
-// What it cannot check is the device's own instructions (cvt.rn.f16.f32,
-// cvt.rn.bf16.f32, add/mul.rn, 16-byte loads): test/cuda_conformance does
-// that on a GPU.
+// What it cannot check is the device's own instructions (add/mul.rn,
+// 16-byte loads): test/cuda_conformance does that on a GPU.
 //
 // Usage: cuda_semantics [--seed N] [--exhaustive] [-v]
 #include <opframe/introspect.h>
@@ -33,6 +34,9 @@
 #include <string>
 #include <vector>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include "test/cuda_testdata.h"
 
 namespace {
@@ -46,14 +50,30 @@ namespace ob = opf::base;
 bool half_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
 bool bf16_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }
 
+// The CUDA headers' host conversions, on raw bits.
+uint16_t cuda_half(float f) { return __half_raw(__float2half_rn(f)).x; }
+uint16_t cuda_bfloat16(float f) { return __nv_bfloat16_raw(__float2bfloat16_rn(f)).x; }
+float cuda_widen_half(uint16_t bits)
+{
+    __half_raw r;
+    r.x = bits;
+    return __half2float(__half(r));
+}
+float cuda_widen_bfloat16(uint16_t bits)
+{
+    __nv_bfloat16_raw r;
+    r.x = bits;
+    return __bfloat162float(__nv_bfloat16(r));
+}
+
 void check_float(uint32_t u)
 {
     float f;
     std::memcpy(&f, &u, 4);
-    const uint16_t h = oc::narrow<oc::Half>(f).bits, hb = ob::to_half(f).bits;
+    const uint16_t h = cuda_half(f), hb = ob::to_half(f).bits;
     if (h != hb && !(half_nan(h) && half_nan(hb)))
         fail("float 0x%08" PRIx32 " -> half: cuda 0x%04x, base 0x%04x", u, h, hb);
-    const uint16_t b = oc::narrow<oc::BFloat16>(f).bits, bb = ob::to_bfloat16(f).bits;
+    const uint16_t b = cuda_bfloat16(f), bb = ob::to_bfloat16(f).bits;
     if (b != bb && !(bf16_nan(b) && bf16_nan(bb)))
         fail("float 0x%08" PRIx32 " -> bfloat16: cuda 0x%04x, base 0x%04x", u, b, bb);
     checks += 2;
@@ -64,8 +84,8 @@ void check_conversions(bool exhaustive, Rng &rng)
     const auto start = std::chrono::steady_clock::now();
     long long before = checks;
     for (uint32_t h = 0; h < 0x10000; ++h) {
-        const float x = oc::to_float(oc::Half{uint16_t(h)}), y = ob::to_float(ob::Half{uint16_t(h)});
-        const float bx = oc::to_float(oc::BFloat16{uint16_t(h)}), by = ob::to_float(ob::BFloat16{uint16_t(h)});
+        const float x = cuda_widen_half(uint16_t(h)), y = ob::to_float(ob::Half{uint16_t(h)});
+        const float bx = cuda_widen_bfloat16(uint16_t(h)), by = ob::to_float(ob::BFloat16{uint16_t(h)});
         if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("half 0x%04x -> float differs", h);
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("bfloat16 0x%04x -> float differs", h);
         checks += 2;
@@ -116,12 +136,17 @@ struct SlotFns {
     EmulateFn emulate = nullptr;
     HostFn host = nullptr;
     int align = 1;
+    bool vector = false;          // the plan may take 16-byte vectors
+    ob::DataLayout layout{};      // the bytes of an element that are data
+    std::size_t true_end = 0;     // where the last element's data ends
 };
 template <std::size_t O, std::size_t K> constexpr SlotFns slot_fns()
 {
-    using Op = oc::at_t<O, oc::Ops>;
-    using T = oc::at_t<K, oc::KernelTypes>;
-    if constexpr (oc::gpu_computes<Op, T>) return {&emulate<Op, T>, &oc::host_kernel<Op, T>, int(alignof(T))};
+    using Op = ob::at_t<O, ob::Ops>;
+    using T = ob::at_t<K, ob::KernelTypes>;
+    if constexpr (oc::gpu_computes<Op, T>)
+        return {&emulate<Op, T>, &oc::host_kernel<Op, T>, int(alignof(T)), oc::vectorizable<T>, ob::data_layout<T>,
+                ob::data_end<T>};
     else return {};
 }
 template <std::size_t O, std::size_t... K> constexpr std::array<SlotFns, OPF_KT_COUNT> row(std::index_sequence<K...>)
@@ -136,23 +161,43 @@ constexpr auto slots = table(std::make_index_sequence<OPF_OPID_COUNT>{});
 
 const char *mode_name(int m) { return m == oc::kVector ? "vector" : m == oc::kScalar ? "scalar" : "bytes"; }
 
-// Buffers placed at chosen byte offsets from 64-byte aligned storage, with
-// guard bytes around.
+// Is byte `at` of an array of elements data (else padding)?
+bool is_data(const SlotFns &f, std::size_t ext, std::size_t at)
+{
+    const std::size_t in = at % ext;
+    for (int r = 0; r < f.layout.count; ++r)
+        if (in >= f.layout.range[r].offset && in < f.layout.range[r].offset + f.layout.range[r].size) return true;
+    return false;
+}
+
+// Buffers placed at chosen byte offsets from 64-byte aligned storage, ending
+// at the true end of n elements, with guard bytes around; each element's
+// padding holds the buffer's own guard byte (so that a kernel copying an
+// input's padding into the output shows).
 struct Buffer {
     std::vector<unsigned char> store;
     unsigned char *p = nullptr;
     std::size_t bytes = 0;
-    Buffer(std::size_t n_bytes, std::size_t offset) : store(n_bytes + offset + 256, 0xa5), bytes(n_bytes)
+    unsigned char guard;
+    Buffer(std::size_t n_bytes, std::size_t offset, unsigned char g) : store(n_bytes + offset + 256, 0xa5), bytes(n_bytes), guard(g)
     {
         auto base = reinterpret_cast<uintptr_t>(store.data());
         p = reinterpret_cast<unsigned char *>((base + 63) / 64 * 64 + offset + 64);
+        std::memset(p, guard, bytes);   // an output's data is overwritten, its padding must stay
     }
-    bool guards_intact() const
+    // The elements' data from `data`, padding set to the guard byte.
+    void fill(const SlotFns &f, std::size_t ext, const unsigned char *data)
+    {
+        for (std::size_t at = 0; at < bytes; ++at) p[at] = is_data(f, ext, at) ? data[at] : guard;
+    }
+    bool guards_intact(const SlotFns &f, std::size_t ext) const
     {
         for (const unsigned char *q = store.data(); q < p; ++q)
             if (*q != 0xa5) return false;
         for (const unsigned char *q = p + bytes; q < store.data() + store.size(); ++q)
             if (*q != 0xa5) return false;
+        for (std::size_t at = 0; at < bytes; ++at)
+            if (!is_data(f, ext, at) && p[at] != guard) return false;
         return true;
     }
 };
@@ -175,18 +220,20 @@ void check_slot(int op, int kt, uint64_t seed, int mode_hits[3])
                                    {std::size_t(fns.align), 0, 0}};
     if (fns.align > 1) layouts.push_back({1, 0, 0}), layouts.push_back({0, 0, std::size_t(fns.align) + 1});
     for (int64_t n : lengths) {
-        const std::size_t bytes = std::size_t(n) * ext;
+        const std::size_t full = std::size_t(n) * ext;   // what fill and the base write
+        const std::size_t bytes = n > 0 ? full - ext + fns.true_end : 0;   // the true end
         Rng rng(derive_seed(seed, op, kt, uint64_t(n)));
-        std::vector<unsigned char> a0(bytes + 1), b0(bytes + 1), expect3(bytes + 1), expect_alias(bytes + 1);
+        std::vector<unsigned char> a0(full + 1), b0(full + 1), expect3(full + 1);
         fill(kt, a0.data(), b0.data(), n, rng);
         base3(a0.data(), b0.data(), expect3.data(), n);
         for (std::size_t li = 0; li < layouts.size(); ++li) {
             const Layout &L = layouts[li];
             for (int form = 0; form < 3; ++form) {   // 2-buffer, 3-buffer, 3-buffer with out = in1
                 for (int path = 0; path < 2; ++path) {   // device work items, host path
-                    Buffer A(bytes, L.a), B(bytes, L.b), O(bytes, L.o);
-                    std::memcpy(A.p, a0.data(), bytes);
-                    std::memcpy(B.p, b0.data(), bytes);
+                    Buffer A(bytes, L.a, 0x11), B(bytes, L.b, 0x22), O(bytes, L.o, 0x33);
+                    A.fill(fns, ext, a0.data());
+                    B.fill(fns, ext, b0.data());
+                    const std::vector<unsigned char> a_in(A.p, A.p + bytes), b_in(B.p, B.p + bytes);
                     unsigned char *out = form == 0 ? B.p : form == 1 ? O.p : A.p;
                     int mode = -1;
                     if (path == 0) mode = fns.emulate(A.p, B.p, out, n);
@@ -202,11 +249,16 @@ void check_slot(int op, int kt, uint64_t seed, int mode_hits[3])
                              mode >= 0 ? mode_name(mode) : "", (long long)bad);
                         continue;
                     }
-                    const bool in1_kept = form == 2 || std::memcmp(A.p, a0.data(), bytes) == 0;
-                    const bool in2_kept = form == 0 || std::memcmp(B.p, b0.data(), bytes) == 0;
-                    if (!in1_kept || !in2_kept || !A.guards_intact() || !B.guards_intact() || !O.guards_intact())
-                        fail("%s %s n=%lld %s %s: an input changed or a guard byte was written", ob::op_names[op],
-                             ob::kernel_type_names[kt], (long long)n, what, path == 0 ? "kernel work items" : "host path");
+                    const bool in1_kept = form == 2 || std::memcmp(A.p, a_in.data(), bytes) == 0;
+                    const bool in2_kept = form == 0 || std::memcmp(B.p, b_in.data(), bytes) == 0;
+                    if (!in1_kept || !in2_kept)
+                        fail("%s %s n=%lld %s %s: an input changed", ob::op_names[op], ob::kernel_type_names[kt],
+                             (long long)n, what, path == 0 ? "kernel work items" : "host path");
+                    if (!A.guards_intact(fns, ext) || !B.guards_intact(fns, ext) || !O.guards_intact(fns, ext))
+                        fail("%s %s n=%lld %s %s (offsets %zu/%zu/%zu%s%s): a guard byte was written (padding, or "
+                             "past the true end)", ob::op_names[op], ob::kernel_type_names[kt], (long long)n, what,
+                             path == 0 ? "kernel work items" : "host path", L.a, L.b, L.o, mode >= 0 ? ", " : "",
+                             mode >= 0 ? mode_name(mode) : "");
                 }
             }
         }
@@ -247,8 +299,7 @@ int main(int argc, char **argv)
             check_slot(op, kt, seed, hits);
             ++n_slots;
             // Every mode the slot's type allows must have been exercised.
-            const std::size_t ext = std::size_t(opf_kernel_type_extent(kt));
-            if (16 % ext == 0 && !hits[oc::kVector]) fail("%s %s: vector mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
+            if (slots[op][kt].vector && !hits[oc::kVector]) fail("%s %s: vector mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
             if (!hits[oc::kScalar]) fail("%s %s: scalar mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
             if (slots[op][kt].align > 1 && !hits[oc::kBytes])
                 fail("%s %s: byte mode never ran", ob::op_names[op], ob::kernel_type_names[kt]);
@@ -260,7 +311,7 @@ int main(int argc, char **argv)
     int expected = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            if (op == OPF_OPID_REPLACE || op == OPF_OPID_NO_OP || !opf_slot_exists(op, kt)) continue;
+            if (!opf_slot_exists(op, kt)) continue;
             const bool exotic = kt == OPF_KT_INT128 || kt == OPF_KT_LONG_DOUBLE || kt == OPF_KT_FLOAT128 ||
                                 kt == OPF_KT_C_LONG_DOUBLE_COMPLEX || kt == OPF_KT_LONG_DOUBLE_INT;
             if (exotic) continue;

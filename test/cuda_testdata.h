@@ -53,7 +53,7 @@ template <class T> void set(unsigned char *p, T v) { std::memcpy(p, &v, sizeof v
 // One value of a scalar type into p: random bits, or now and then a special.
 template <class T> void scalar(unsigned char *p, Rng &r)
 {
-    using namespace opf_cuda;
+    using opf::base::Half, opf::base::BFloat16;
     uint64_t bits = r.next();
     std::memcpy(p, &bits, sizeof(T) < 8 ? sizeof(T) : 8);
     if (!r.one_in(3)) return;
@@ -80,7 +80,7 @@ template <class T> void scalar(unsigned char *p, Rng &r)
 // Elements of kernel type T for in1 (a) and in2 (b).
 template <class T> void fill_pair_of_arrays(unsigned char *a, unsigned char *b, int64_t n, Rng &r)
 {
-    using namespace opf_cuda;
+    using opf::base::is_complex, opf::base::is_pair;
     for (int64_t i = 0; i < n; ++i) {
         unsigned char *x = a + i * sizeof(T), *y = b + i * sizeof(T);
         if constexpr (is_complex<T>) {
@@ -97,8 +97,6 @@ template <class T> void fill_pair_of_arrays(unsigned char *a, unsigned char *b, 
             set(x + offsetof(T, index), I(r.below(4)));   // small indices: ties on the index too
             set(y + offsetof(T, index), I(r.below(4)));
             if (r.one_in(8)) set(x + offsetof(T, index), I(-1 - I(r.below(3))));
-        } else if constexpr (std::is_same_v<T, NotOnGpu>) {
-            (void)x, (void)y;
         } else {
             scalar<T>(x, r);
             scalar<T>(y, r);
@@ -119,14 +117,11 @@ using DiffFn = opf_count_t (*)(const void *, const void *, opf_count_t);
 
 template <std::size_t K> void fill_kt(unsigned char *a, unsigned char *b, int64_t n, Rng &r)
 {
-    using T = opf_cuda::at_t<K, opf_cuda::KernelTypes>;
-    if constexpr (std::is_same_v<T, opf_cuda::NotOnGpu>) {
-        const std::size_t bytes = std::size_t(n) * sizeof(opf::base::at_t<K, opf::base::KernelTypes>);
-        fill_bytes(a, bytes, r);
-        fill_bytes(b, bytes, r);
+    using T = opf::base::at_t<K, opf::base::KernelTypes>;
+    if constexpr (!opf_cuda::on_gpu<T>) {
+        fill_bytes(a, std::size_t(n) * sizeof(T), r);
+        fill_bytes(b, std::size_t(n) * sizeof(T), r);
     } else {
-        static_assert(sizeof(T) == sizeof(opf::base::at_t<K, opf::base::KernelTypes>), "layouts differ");
-        static_assert(alignof(T) == alignof(opf::base::at_t<K, opf::base::KernelTypes>), "layouts differ");
         fill_pair_of_arrays<T>(a, b, n, r);
     }
 }

@@ -7,9 +7,10 @@
 // plan_for and work_item in cuda_ops.h). Grid: at most op_cuda_max_blocks, by
 // default the SM count times the blocks resident per SM (occupancy).
 //
-// Built with -fmad=false -ftz=false (and -Xcompiler -ffp-contract=off for the
-// host half): nothing is contracted into an FMA, subnormals are kept; see
-// cuda_ops.h.
+// The arithmetic is base/semantics.h's functors, compiled for the device
+// (OPF_HD). Built with -fmad=false -ftz=false (and -Xcompiler
+// -ffp-contract=off for the host half): nothing is contracted into an FMA,
+// subnormals are kept; see cuda_ops.h.
 #include "cuda_kernels.h"
 #include "cuda_ops.h"
 

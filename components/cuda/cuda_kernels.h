@@ -29,7 +29,8 @@ struct SlotKernel {
 };
 
 // The slot's kernels, or nullptr when the GPU does not compute (op id,
-// kernel type) (REPLACE and NO_OP included: they are byte copies).
+// kernel type). REPLACE and NO_OP have kernels for the types the GPU computes:
+// they copy data bytes only (no pair padding, nothing past the true end).
 const SlotKernel *slot_kernel(int op_id, int kernel_type);
 
 // The GPU architectures this object was compiled for (__CUDA_ARCH_LIST__,

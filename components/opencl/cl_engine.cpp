@@ -15,6 +15,9 @@
 #include <opframe/component.h>
 #include <opframe/introspect.h>
 
+#include "base/compare.h"
+#include "base/type_list.h"
+
 namespace opfcl {
 
 Settings settings;
@@ -175,7 +178,7 @@ bool DeviceState::possible(int op_id, int kt, std::string &why) const
         why = std::string(op_text(op_id)) + " is not defined on " + kt_text(kt);
         return false;
     }
-    if (is_copy_op(op_id)) return true;
+    if (is_copy_op(op_id) && !copy_needs_kernel(op_id, kt)) return true;   // clEnqueueCopyBuffer / SVM memcpy
     const TypeInfo &t = type_info(kt);
     if (unsigned missing = t.needs & ~caps.have) {
         why = "the device (" + caps.name + ") cannot compute " + kt_text(kt) + " exactly: " + missing_text(missing);
@@ -283,7 +286,7 @@ void DeviceState::build_op(int op_id)
     std::vector<int> kts;
     std::string why;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-        if (possible(op_id, kt, why)) kts.push_back(kt);
+        if ((!is_copy_op(op_id) || copy_needs_kernel(op_id, kt)) && possible(op_id, kt, why)) kts.push_back(kt);
     if (kts.empty()) return;
     const Features f{caps.have};
     const std::size_t wg_default = settings.local_size ? settings.local_size
@@ -356,53 +359,14 @@ DeviceState::Kernels *DeviceState::kernels(int op_id, int kt, std::string &why)
 
 namespace {
 
-// Is one element the same value (any NaN matches any NaN; padding is no value)?
-// float (4 bytes) or double (8 bytes)
-bool same_real(int bytes, const unsigned char *a, const unsigned char *b)
+// The first element of two arrays that is not the same value (base/compare.h:
+// any NaN matches any NaN, padding is no value), per kernel type.
+using DiffFn = opf_count_t (*)(const void *, const void *, opf_count_t);
+template <std::size_t... K> constexpr std::array<DiffFn, OPF_KT_COUNT> diff_fns(std::index_sequence<K...>)
 {
-    uint64_t x = 0, y = 0;
-    std::memcpy(&x, a, std::size_t(bytes));
-    std::memcpy(&y, b, std::size_t(bytes));
-    if (x == y) return true;
-    const uint64_t abs_mask = bytes == 4 ? 0x7fffffffULL : 0x7fffffffffffffffULL;
-    const uint64_t inf = bytes == 4 ? 0x7f800000ULL : 0x7ff0000000000000ULL;
-    return (x & abs_mask) > inf && (y & abs_mask) > inf;   // two NaNs
+    return {&opf::base::first_difference<opf::base::at_t<K, opf::base::KernelTypes>>...};
 }
-
-bool same_element(int kt, const unsigned char *a, const unsigned char *b)
-{
-    const TypeInfo &t = type_info(kt);
-    auto real_size = [](const char *type) { return std::strcmp(type, "double") == 0 ? 8 : 4; };
-    auto is_real = [](const char *type) { return !std::strcmp(type, "float") || !std::strcmp(type, "double"); };
-    switch (t.cat) {
-    case Cat::Half: {
-        uint16_t x, y;
-        std::memcpy(&x, a, 2);
-        std::memcpy(&y, b, 2);
-        return x == y || ((x & 0x7fff) > 0x7c00 && (y & 0x7fff) > 0x7c00);
-    }
-    case Cat::BFloat16: {
-        uint16_t x, y;
-        std::memcpy(&x, a, 2);
-        std::memcpy(&y, b, 2);
-        return x == y || ((x & 0x7fff) > 0x7f80 && (y & 0x7fff) > 0x7f80);
-    }
-    case Cat::Real: return same_real(t.extent, a, b);
-    case Cat::Complex: {
-        const int part = real_size(t.arith);
-        return same_real(part, a, b) && same_real(part, a + part, b + part);
-    }
-    case Cat::Pair: {
-        const int vsize = !std::strcmp(t.arith, "short") ? 2 : !std::strcmp(t.arith, "int") ? 4 : 8;
-        const int at = !std::strcmp(t.index, "double") ? 8 : t.extent == 16 ? 8 : 4;   // index offset
-        const int isize = !std::strcmp(t.index, "double") ? 8 : 4;
-        const bool value_ok = is_real(t.arith) ? same_real(vsize, a, b) : std::memcmp(a, b, vsize) == 0;
-        const bool index_ok = is_real(t.index) ? same_real(isize, a + at, b + at) : std::memcmp(a + at, b + at, isize) == 0;
-        return value_ok && index_ok;
-    }
-    default: return std::memcmp(a, b, t.extent) == 0;
-    }
-}
+constexpr auto kFirstDifference = diff_fns(std::make_index_sequence<OPF_KT_COUNT>{});
 
 } // namespace
 
@@ -471,14 +435,12 @@ void DeviceState::selftest_op(int op_id)
                     cl.clEnqueueUnmapMemObject(q, nbuf == 2 ? mb : mc, p, 0, nullptr, nullptr);
                     cl.clFinish(q);
                     const std::vector<unsigned char> &want = nbuf == 2 ? want2 : want3;
-                    for (opf_count_t i = 0; i < n; ++i)
-                        if (!same_element(kt, want.data() + i * ext, got.data() + i * ext)) {
-                            char text[160];
-                            std::snprintf(text, sizeof text, "its %d-buffer kernel differs from the base on this device "
-                                          "(self-test, element %lld of %lld)", nbuf, (long long)i, (long long)n);
-                            failure = text;
-                            break;
-                        }
+                    if (const opf_count_t i = kFirstDifference[kt](want.data(), got.data(), n); i >= 0) {
+                        char text[160];
+                        std::snprintf(text, sizeof text, "its %d-buffer kernel differs from the base on this device "
+                                      "(self-test, element %lld of %lld)", nbuf, (long long)i, (long long)n);
+                        failure = text;
+                    }
                 }
             }
             for (cl_mem m : {ma, mb, mc})
@@ -592,8 +554,9 @@ int launch(int op_id, int kt, int nbuf, const void *const bufs[3], opf_count_t n
     }
     const std::shared_ptr<DeviceState> state = state_for(ctx, dev);
     const bool copy = is_copy_op(op_id);
+    const bool by_copy = copy && !copy_needs_kernel(op_id, kt);   // a byte copy, no kernel
     if (L.control == OPF_CL_QUERY) {   // opf_cl_supported: builds the op's program if needed
-        const bool ok = copy ? state->possible(op_id, kt, why) : state->kernels(op_id, kt, why) != nullptr;
+        const bool ok = by_copy ? state->possible(op_id, kt, why) : state->kernels(op_id, kt, why) != nullptr;
         return ok ? OPF_SUCCESS : OPF_ERR_OP;
     }
     if (L.control != OPF_CL_RUN) {
@@ -601,20 +564,22 @@ int launch(int op_id, int kt, int nbuf, const void *const bufs[3], opf_count_t n
         return OPF_ERR_ARG;
     }
     DeviceState::Kernels *kernels = nullptr;
-    if (!copy && n > 0 && !(kernels = state->kernels(op_id, kt, why))) return OPF_ERR_OP;
+    if (!by_copy && n > 0 && !(kernels = state->kernels(op_id, kt, why))) return OPF_ERR_OP;
     if (L.svm && !(state->caps.svm && cl.clSetKernelArgSVMPointer && cl.clEnqueueSVMMemcpy)) {
         why = "the device (" + state->caps.name + ") or the ICD loader has no shared virtual memory";
         return OPF_ERR_BUFFER;
     }
 
-    // The byte range each operand covers, checked against its buffer.
-    const int64_t ext = opf_kernel_type_extent(kt);
+    // The byte range each operand covers, up to the last element's data
+    // (MPI's true extent), checked against its buffer.
+    const TypeInfo &type = type_info(kt);
+    const int64_t ext = type.extent;
     int64_t bytes = 0;
-    if (__builtin_mul_overflow(n, ext, &bytes)) {
+    if (n > 0 && (__builtin_mul_overflow(n - 1, ext, &bytes) || __builtin_add_overflow(bytes, int64_t(type.true_end), &bytes))) {
         why = "count * extent overflows";
         return OPF_ERR_COUNT;
     }
-    const std::size_t align = copy ? 1 : std::size_t(type_info(kt).align);
+    const std::size_t align = copy ? 1 : std::size_t(type.align);
     std::size_t start[3] = {0, 0, 0};   // SVM: the address; cl_mem: the offset
     for (int i = 0; i < nbuf; ++i) {
         if (L.svm) {
@@ -686,7 +651,7 @@ int launch(int op_id, int kt, int nbuf, const void *const bufs[3], opf_count_t n
         if (enqueued) *enqueued = true;
         return finish(ev, L, why);
     }
-    if (copy) {   // REPLACE: out = in (in1); NO_OP (3-buffer): out = in2
+    if (by_copy) {   // REPLACE: out = in (in1); NO_OP (3-buffer): out = in2; dense elements
         const int src = op_id == OPF_OPID_REPLACE ? 0 : 1;
         if (L.svm) {
             err = cl.clEnqueueSVMMemcpy(L.queue, CL_FALSE, const_cast<void *>(bufs[out]), bufs[src], std::size_t(bytes),
@@ -811,7 +776,7 @@ int host_call(int op_id, int kt, int nbuf, const void *a, const void *b, void *o
 {
     started = false;
     if (n <= 0) return OPF_SUCCESS;
-    const std::size_t bytes = std::size_t(n) * std::size_t(opf_kernel_type_extent(kt));
+    const std::size_t bytes = type_info(kt).true_bytes(std::size_t(n));   // no further: the caller's buffer ends there
     const void *ptrs[3] = {a, nbuf == 3 ? b : out, out};
     cl_mem mems[3] = {nullptr, nullptr, nullptr};
     cl_int err = CL_SUCCESS;
