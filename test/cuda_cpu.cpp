@@ -14,7 +14,7 @@
 //   4. memory of a context other than the primary one is refused
 //      (OPF_ERR_BUFFER), not launched on;
 //   5. a failed pointer query does not mean "host".
-// Usage: cuda_cpu [--seed N] [-v]
+// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query (default: all)
 #include <opframe/cuda.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <ctime>
@@ -355,10 +356,13 @@ void check_failed_query()
 int main(int argc, char **argv)
 {
     uint64_t seed = uint64_t(std::time(nullptr));
+    std::vector<std::string> only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
         else if (!std::strcmp(argv[i], "-v")) verbose = true;
+        else only.push_back(argv[i]);
     }
+    auto want = [&](const char *s) { return only.empty() || std::find(only.begin(), only.end(), s) != only.end(); };
     std::setvbuf(stdout, nullptr, _IOLBF, 0);   // lines before a fault report stay in order
     std::printf("cuda_cpu: seed %" PRIu64 ", %d stand-in devices\n", seed, cudastub::device_count());
     struct sigaction sa {};
@@ -376,11 +380,11 @@ int main(int argc, char **argv)
         std::printf("FAILED: the stand-in cuda component is not available: %s\n", status);
         return 1;
     }
-    check_data_bytes(seed);
-    check_errors();
-    check_contexts();
-    check_other_context();
-    check_failed_query();
+    if (want("data")) check_data_bytes(seed);
+    if (want("errors")) check_errors();
+    if (want("contexts")) check_contexts();
+    if (want("other")) check_other_context();
+    if (want("query")) check_failed_query();
     const auto c = cudastub::counters();
     std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
                 " copies, %" PRIu64 " pointer queries (rerun with --seed %" PRIu64 ")\n",

@@ -142,6 +142,11 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
     const int dev = device >= 0 ? device : ctx->device;
+    if (dev >= n_devices) return fail(cudaErrorInvalidDevice);
+    if (dev != ctx->device) {   // memory of another device: its primary context's
+        ctx = contexts[std::size_t(dev)].get();
+        primary_active[std::size_t(dev)] = true;
+    }
     allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind, dev,
                                               kind == Kind::Pinned ? nullptr : ctx};
     *out = p;
@@ -332,6 +337,15 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
+CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    setup();
+    if (!flags || !active || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_VALUE;
+    *flags = 0;
+    *active = primary_active[std::size_t(dev)];
+    return CUDA_SUCCESS;
+}
 
 } // namespace
 
@@ -475,6 +489,30 @@ cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, std::size_t by
 {
     return copy(dst, src, bytes, s);
 }
+// Rows of `width` bytes, `pitch` apart: every byte of every row must lie in
+// one allocation (or host memory), and only those bytes are copied.
+cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
+                                        std::size_t width, std::size_t height, cudaMemcpyKind, cudaStream_t s)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    Stream *st = stream_of(s);
+    if (!st) return fail(cudaErrorInvalidResourceHandle);
+    ++count.copies;
+    int code = 0;
+    if (fault(kMemcpy, code)) return fail(cudaError_t(code));
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+    const std::pair<const void *, std::size_t> ends[] = {{dst, dpitch}, {src, spitch}};
+    for (const auto &[p, pitch] : ends) {
+        const Alloc *a = find(p);
+        if (a && reinterpret_cast<uintptr_t>(p) + (height - 1) * pitch + width > a->base + a->size)
+            return fail(cudaErrorInvalidValue);
+    }
+    Open open(-1);
+    for (std::size_t r = 0; r < height; ++r)
+        std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
+    return cudaSuccess;
+}
 cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
@@ -614,6 +652,7 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void 
         {"cuCtxSetCurrent", reinterpret_cast<void *>(&stub_cuCtxSetCurrent)},
         {"cuDevicePrimaryCtxRetain", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRetain)},
         {"cuDevicePrimaryCtxRelease", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRelease)},
+        {"cuDevicePrimaryCtxGetState", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxGetState)},
     };
     if (!symbol || !fn) return fail(cudaErrorInvalidValue);
     *fn = nullptr;
