@@ -368,7 +368,7 @@ int main(int argc, char **argv)
     struct sigaction sa {};
     sa.sa_handler = on_segv;
     sigaction(SIGSEGV, &sa, nullptr);
-    setenv("OPF_MCA_mca_component_path", CUDASTUB_MODULE_DIR, 1);
+    setenv("OPF_MCA_mca_component_path", CUDASTUB_MODULE_DIR, 0);   // CI step 47 points it at another build
     setenv("OPF_MCA_PARAM_FILE_USER", "", 1);
     setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
     if (opf_init() != OPF_SUCCESS) {

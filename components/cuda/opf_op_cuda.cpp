@@ -55,8 +55,16 @@
  * CUDA libraries, and init_query disqualifies it with the reason (no driver,
  * driver too old, no device). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
- * device (as with NCCL, which links the runtime statically too); memory of
- * contexts created with cuCtxCreate is not supported.
+ * device (as with NCCL, which links the runtime statically too). Memory of
+ * other contexts (cuCtxCreate, green contexts) and buffers the driver's
+ * pointer query cannot classify are refused with OPF_ERR_BUFFER: a kernel in
+ * the primary context would fault on them, and host code would crash.
+ * The calling thread's current context is restored exactly after a call
+ * (none stays none; a context of the application's own stays current).
+ *
+ * Data bytes only (component.h): every copy of a padded type (pairs, long
+ * double) goes range by range (cudaMemcpy2DAsync), and nothing is read or
+ * written past the last element's data (MPI's true extent).
  *
  * Parameters:
  *   op_cuda_priority           priority of its offers (default 60)

@@ -114,16 +114,27 @@ const Alloc *find(const void *p)
     return a < it->second.base + std::max<std::size_t>(it->second.size, 1) ? &it->second : nullptr;
 }
 
-// Device memory is PROT_NONE except inside the stand-in's own operations.
+// Device memory is PROT_NONE except inside the stand-in's own operations: a
+// kernel sees its device's memory, a copy the allocations it copies between.
 struct Open {
-    int device;   // -1: every device's memory
+    int device = -1;
+    const Alloc *only[2] = {};
     explicit Open(int dev) : device(dev) { protect(PROT_READ | PROT_WRITE); }
+    Open(const void *dst, const void *src) : only{find(dst), find(src)} { protect(PROT_READ | PROT_WRITE); }
     ~Open() { protect(PROT_NONE); }
+    static void protect1(const Alloc *a, int prot)
+    {
+        if (a && a->kind == Kind::Device) mprotect(reinterpret_cast<void *>(a->base), a->mapped, prot);
+    }
     void protect(int prot) const
     {
+        if (device < 0) {
+            protect1(only[0], prot);
+            if (only[1] != only[0]) protect1(only[1], prot);
+            return;
+        }
         for (auto &[base, a] : allocs)
-            if (a.kind == Kind::Device && (device < 0 || a.device == device))
-                mprotect(reinterpret_cast<void *>(a.base), a.mapped, prot);
+            if (a.device == device) protect1(&a, prot);
     }
 };
 
@@ -196,7 +207,7 @@ cudaError_t copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s)
         const Alloc *a = find(p);
         if (a && reinterpret_cast<uintptr_t>(p) + bytes > a->base + a->size) return fail(cudaErrorInvalidValue);
     }
-    Open open(-1);
+    Open open(dst, src);
     std::memmove(dst, src, bytes);
     return cudaSuccess;
 }
@@ -508,7 +519,7 @@ cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, std::size_t dpitch, const voi
         if (a && reinterpret_cast<uintptr_t>(p) + (height - 1) * pitch + width > a->base + a->size)
             return fail(cudaErrorInvalidValue);
     }
-    Open open(-1);
+    Open open(dst, src);
     for (std::size_t r = 0; r < height; ++r)
         std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
     return cudaSuccess;
@@ -518,7 +529,7 @@ cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
     std::lock_guard<std::recursive_mutex> lock(mu);
     const Alloc *a = find(dst);
     if (!a || reinterpret_cast<uintptr_t>(dst) + bytes > a->base + a->size) return fail(cudaErrorInvalidValue);
-    Open open(-1);
+    Open open(dst, dst);
     std::memset(dst, value, bytes);
     return cudaSuccess;
 }
@@ -622,6 +633,12 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
         const Alloc *a = find(p);
         if (!a || (a->kind == Kind::Device && a->device != st->device)) return enqueue_result(st, cudaErrorIllegalAddress);
     }
+    // CUDASTUB_MUTATE=thread-index: every thread sees threadIdx.x + 1, the
+    // mutation the tests must catch (element 0 of each block is never computed).
+    static const unsigned mutate_thread_index = [] {
+        const char *m = std::getenv("CUDASTUB_MUTATE");
+        return m && std::strcmp(m, "thread-index") == 0 ? 1u : 0u;
+    }();
     Open open(st->device);
     gridDim = grid;
     blockDim = block;
@@ -632,7 +649,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
                     for (unsigned ty = 0; ty < block.y; ++ty)
                         for (unsigned tx = 0; tx < block.x; ++tx) {
                             blockIdx = {bx, by, bz};
-                            threadIdx = {tx, ty, tz};
+                            threadIdx = {tx + mutate_thread_index, ty, tz};
                             k->second.invoke(func, args);
                         }
     count.threads += uint64_t(grid.x) * grid.y * grid.z * threads_per_block;

@@ -18,7 +18,9 @@
 //     checking the launch limits and that every pointer argument is reachable
 //     from the launch device (else cudaErrorIllegalAddress, as a GPU would
 //     report at the next synchronise);
-//   - faults on demand: the next N-th call of a kind fails with a given code.
+//   - faults on demand: the next N-th call of a kind fails with a given code;
+//   - CUDASTUB_MUTATE=thread-index: a wrong thread index in every launch (a
+//     mutation the tests must catch).
 //
 // This header is the C++ interface a test (or a conformance-engine backend)
 // uses to drive it; it needs no CUDA header.
