@@ -1,7 +1,7 @@
 # The cuda component on the CPU, beyond make check (issue 13). make check
 # (step 10) already runs test/cuda_cpu and test/cuda_conformance_cpu.sh (the
 # component built against the stand-in runtime test/cudastub, kernels with
-# their device branches); this step adds, in about 4 min on 2 cores:
+# their device branches); this step adds, in about 1.5 min on 2 cores:
 #   1. test/cuda_cpu with three more seeds;
 #   2. test/cuda_conformance --quick on the stand-in with another seed, and
 #      under the mutation CUDASTUB_MUTATE=thread-index, which it must catch;
