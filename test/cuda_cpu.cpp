@@ -13,8 +13,9 @@
 //      and a context the application made itself);
 //   4. memory of a context other than the primary one is refused
 //      (OPF_ERR_BUFFER), not launched on;
-//   5. a failed pointer query does not mean "host".
-// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query (default: all)
+//   5. a failed pointer query does not mean "host";
+//   9. refused stream calls give their own reason, not a stale one.
+// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query refusals (default: all)
 #include <opframe/cuda.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -351,6 +352,42 @@ void check_failed_query()
     cudastub::free(o);
 }
 
+// ---- 9: refused stream calls say why (no stale message) ---------------------------------
+void check_stream_refusals()
+{
+    void *a = cudastub::device_alloc(4096, 0), *o = cudastub::device_alloc(4096, 0);
+    float host[16] = {};
+    opf_datatype_t vec = OPF_DATATYPE_NULL;
+    opf_type_vector(4, 1, 2, OPF_FLOAT, &vec);
+    opf_type_commit(&vec);
+    cudaSetDevice(0);
+    struct Case {
+        const char *what;
+        const void *in;
+        opf_count_t n;
+        opf_datatype_t type;
+        cudaStream_t stream;
+        const char *expect;
+    } cases[] = {
+        {"a slot no component serves (LONG_DOUBLE SUM)", a, 4, OPF_LONG_DOUBLE, cudaStreamLegacy, "LONG_DOUBLE"},
+        {"host memory the device cannot reach", host, 4, OPF_FLOAT, cudaStreamLegacy, "not accessible"},
+        {"a stream that is none", a, 4, OPF_FLOAT, reinterpret_cast<cudaStream_t>(uintptr_t(0x1234)), "stream"},
+        {"a non-contiguous type", a, 1, vec, cudaStreamLegacy, "contiguous"},
+    };
+    for (const Case &c : cases) {
+        opf_reduce_local(nullptr, nullptr, -1, OPF_FLOAT, OPF_SUM);   // leaves a message of its own
+        const std::string stale = opf_last_error();
+        current_check = c.what;
+        const int rc = opf_cuda_reduce_local(c.in, o, c.n, c.type, OPF_SUM, c.stream);
+        const std::string msg = opf_last_error();
+        check(rc != OPF_SUCCESS && msg != stale && msg.find(c.expect) != std::string::npos,
+              "a stream call on %s is refused with its own reason (rc %d: \"%s\")", c.what, rc, msg.c_str());
+    }
+    opf_type_free(&vec);
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -385,6 +422,7 @@ int main(int argc, char **argv)
     if (want("contexts")) check_contexts();
     if (want("other")) check_other_context();
     if (want("query")) check_failed_query();
+    if (want("refusals")) check_stream_refusals();
     const auto c = cudastub::counters();
     std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
                 " copies, %" PRIu64 " pointer queries (rerun with --seed %" PRIu64 ")\n",
