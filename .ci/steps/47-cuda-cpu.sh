@@ -1,10 +1,11 @@
 # The cuda component on the CPU, beyond make check (issue 13). make check
 # (step 10) already runs test/cuda_cpu and test/cuda_conformance_cpu.sh (the
 # component built against the stand-in runtime test/cudastub, kernels with
-# their device branches); this step adds, in about 1.5 min on 2 cores:
+# their device branches); this step adds, in about 2 min on 2 cores:
 #   1. test/cuda_cpu with three more seeds;
-#   2. test/cuda_conformance --quick on the stand-in with another seed, and
-#      under the mutation CUDASTUB_MUTATE=thread-index, which it must catch;
+#   2. test/cuda_conformance --quick on the stand-in with another seed, under
+#      the mutation CUDASTUB_MUTATE=thread-index, which it must catch, and with
+#      a grid of 3 blocks of 32 threads (many turns of the grid-stride loop);
 #   3. the kernels' host branches: cuda_kernels.cu compiled a second time
 #      (without __CUDA_ARCH__) into a scratch module, and both tests on it.
 # Uses step 10's build in CI_ROOT; without the CUDA toolkit nothing is built
@@ -42,6 +43,8 @@ OPF_MCA_mca_component_path=$CI_ROOT/test/cudastub/.libs
 export OPF_MCA_mca_component_path
 run 0 test/cuda_conformance_cpu --quick --seed 47
 run 1 env CUDASTUB_MUTATE=thread-index test/cuda_conformance_cpu --quick --seed 47
+# A small grid (3 blocks of 32 threads): the grid-stride loop turns many times.
+run 0 env OPF_MCA_op_cuda_block_size=32 OPF_MCA_op_cuda_max_blocks=3 test/cuda_conformance_cpu --quick --seed 48
 
 # 3. The host branches.
 cuda_cppflags=$(sed -n 's/^CUDA_CPPFLAGS = //p' Makefile)
