@@ -14,8 +14,9 @@
 //   4. memory of a context other than the primary one is refused
 //      (OPF_ERR_BUFFER), not launched on;
 //   5. a failed pointer query does not mean "host";
-//   9. refused stream calls give their own reason, not a stale one.
-// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query refusals (default: all)
+//   9. refused stream calls give their own reason, not a stale one;
+// and pinned and managed operands of synchronous calls, both directions.
+// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals (default: all)
 #include <opframe/cuda.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -357,6 +358,34 @@ void check_failed_query()
     cudastub::free(o);
 }
 
+// ---- pinned and managed memory in synchronous calls ---------------------------------------
+void check_pinned_managed()
+{
+    const int n = 5000;
+    std::vector<int> twos(n, 2), ones(n, 1), back(n);
+    int *pinned = static_cast<int *>(cudastub::pinned_alloc(n * sizeof(int)));
+    int *managed = static_cast<int *>(cudastub::managed_alloc(n * sizeof(int)));
+    int *dev = static_cast<int *>(cudastub::device_alloc(n * sizeof(int), 0));
+    for (const char *staging : {"1000000", "1"})
+        for (int *in : {pinned, managed}) {
+            opf_param_set("op_cuda_staging_min_count", staging);
+            std::memcpy(in, twos.data(), n * sizeof(int));   // both are readable from the host
+            cudastub::copy_to_device(dev, ones.data(), n * sizeof(int));
+            current_check = in == pinned ? "pinned in, device out" : "managed in, device out";
+            const int rc = opf_reduce_local(in, dev, n, OPF_INT, OPF_SUM);
+            cudastub::copy_from_device(back.data(), dev, n * sizeof(int));
+            check(rc == OPF_SUCCESS && back[0] == 3 && back[n - 1] == 3, "%s, staging from %s elements (rc %d, %d)",
+                  current_check, staging, rc, back[n - 1]);
+            const int rc2 = opf_reduce_local(dev, in, n, OPF_INT, OPF_PROD);   // and the other way
+            check(rc2 == OPF_SUCCESS && in[0] == 6 && in[n - 1] == 6, "%s, reversed (rc %d, %d)", current_check, rc2,
+                  in[n - 1]);
+        }
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+    cudastub::free(pinned);
+    cudastub::free(managed);
+    cudastub::free(dev);
+}
+
 // ---- 9: refused stream calls say why (no stale message) ---------------------------------
 void check_stream_refusals()
 {
@@ -427,6 +456,7 @@ int main(int argc, char **argv)
     if (want("contexts")) check_contexts();
     if (want("other")) check_other_context();
     if (want("query")) check_failed_query();
+    if (want("pinned")) check_pinned_managed();
     if (want("refusals")) check_stream_refusals();
     const auto c = cudastub::counters();
     std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
