@@ -157,6 +157,7 @@ struct Device {
     bool host_pointer_ok = false; // registered host memory is usable at its host address
     cudaMemPool_t pool = nullptr; // staging scratch (nullptr: cudaMalloc / cudaFree)
     std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
+    std::atomic<CUcontext> primary{nullptr};   // its primary context as last seen (a reset makes a new one)
 };
 int n_devices = 0;
 std::unique_ptr<Device[]> devices;
@@ -352,6 +353,17 @@ int claims(const void *ptr)
     return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
 }
 
+// Whether ctx is the primary context of dev: the handle last seen answers at
+// once; anything else asks the driver (the primary context may have been reset).
+bool is_primary(int dev, CUcontext ctx)
+{
+    std::atomic<CUcontext> &seen = devices[dev].primary;
+    if (ctx == seen.load(std::memory_order_relaxed)) return true;
+    const CUcontext now = primary_context(dev);
+    if (now) seen.store(now, std::memory_order_relaxed);
+    return ctx == now;
+}
+
 // OPF_ERR_BUFFER with the reason when a buffer cannot be used by a kernel:
 // its place is unknown, or it is device memory of a context other than its
 // device's primary one (cuCtxCreate, green contexts): the component works in
@@ -363,7 +375,7 @@ int refuse_unusable(const char *what, const Buf *const bufs[3])
         if (w.where == Where::Unknown)
             return failure(OPF_ERR_BUFFER, "%s: cannot tell where buffer %d lives (cuPointerGetAttributes failed: "
                            "CUresult %d); refused", what, i + 1, int(w.query));
-        if (w.where == Where::Device && w.device >= 0 && w.ctx && w.ctx != primary_context(w.device))
+        if (w.where == Where::Device && w.device >= 0 && w.ctx && !is_primary(w.device, w.ctx))
             return failure(OPF_ERR_BUFFER, "%s: buffer %d is memory of a CUDA context other than device %d's "
                            "primary context (cuCtxCreate or a green context): not supported", what, i + 1, w.device);
     }
