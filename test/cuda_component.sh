@@ -47,6 +47,10 @@ for p in op_cuda_priority op_cuda_device op_cuda_block_size op_cuda_max_blocks o
 done
 echo "$params" | grep -A1 '"op_cuda_devices"' | head -1
 
+# The module stays mapped after opf_finalize: the static CUDA runtime's
+# pthread-key destructors run at thread exit (issue 13, defect 8).
+check "the module is linked -z nodelete" sh -c 'readelf -d "$1" | grep -q NODELETE' - "$dir/opf_op_cuda.so"
+
 # 2. The disqualification reasons, with a stand-in driver.
 fake=$top/test/.libs/libcudafake.so
 if [ -f "$fake" ]; then

@@ -55,8 +55,16 @@
  * CUDA libraries, and init_query disqualifies it with the reason (no driver,
  * driver too old, no device). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
- * device (as with NCCL, which links the runtime statically too); memory of
- * contexts created with cuCtxCreate is not supported.
+ * device (as with NCCL, which links the runtime statically too). Memory of
+ * other contexts (cuCtxCreate, green contexts) and buffers the driver's
+ * pointer query cannot classify are refused with OPF_ERR_BUFFER: a kernel in
+ * the primary context would fault on them, and host code would crash.
+ * The calling thread's current context is restored exactly after a call
+ * (none stays none; a context of the application's own stays current).
+ *
+ * Data bytes only (component.h): every copy of a padded type (pairs, long
+ * double) goes range by range (cudaMemcpy2DAsync), and nothing is read or
+ * written past the last element's data (MPI's true extent).
  *
  * Parameters:
  *   op_cuda_priority           priority of its offers (default 60)
@@ -75,6 +83,7 @@
 #include <opframe/introspect.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
@@ -89,12 +98,15 @@
 #include <cuda_runtime_api.h>
 
 #include "base/matrix.h"
+#include "base/storage.h"
+#include "base/type_list.h"
 #include "cuda_kernels.h"
 
 namespace {
 
 using opf_cuda::Geometry;
 using opf_cuda::SlotKernel;
+namespace base = opf::base;
 
 // ---- parameters ------------------------------------------------------------------
 int64_t priority = 60;
@@ -112,9 +124,31 @@ std::string devices_storage;
 const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR",
                                               "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
 
+// ---- the driver entry points used (cudaGetDriverEntryPointByVersion) -----------------
+struct Driver {
+    CUresult (*pointer_attributes)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
+    CUresult (*ctx_get_current)(CUcontext *);
+    CUresult (*ctx_set_current)(CUcontext);
+    CUresult (*primary_state)(CUdevice, unsigned int *, int *);
+    CUresult (*primary_retain)(CUcontext *, CUdevice);
+    CUresult (*primary_release)(CUdevice);
+};
+Driver driver{};
+
+// The primary context of `dev` when it is active, else nullptr (no memory of it
+// can exist then); the retain does not create it, and is given back at once.
+CUcontext primary_context(int dev)
+{
+    unsigned flags = 0;
+    int active = 0;
+    CUcontext ctx = nullptr;
+    if (driver.primary_state(dev, &flags, &active) != CUDA_SUCCESS || !active) return nullptr;
+    if (driver.primary_retain(&ctx, dev) != CUDA_SUCCESS) return nullptr;
+    driver.primary_release(dev);
+    return ctx;
+}
+
 // ---- devices -----------------------------------------------------------------------
-using PointerGetAttributes = CUresult (*)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
-PointerGetAttributes pointer_attributes = nullptr;
 
 struct Device {
     std::once_flag once;
@@ -124,10 +158,60 @@ struct Device {
     bool host_pointer_ok = false; // registered host memory is usable at its host address
     cudaMemPool_t pool = nullptr; // staging scratch (nullptr: cudaMalloc / cudaFree)
     std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
+    std::atomic<CUcontext> primary{nullptr};   // its primary context as last seen (a reset makes a new one)
 };
 int n_devices = 0;
 std::unique_ptr<Device[]> devices;
 int extent_of[OPF_KT_COUNT];
+
+// Where each kernel type's data bytes are (component.h: kernels and copies
+// touch them only: not a pair's padding, not past the last element's data).
+struct TypeBytes {
+    base::DataLayout layout;
+    size_t size, end;   // sizeof, and where an element's data ends
+    size_t true_bytes(int64_t n) const { return n > 0 ? size_t(n - 1) * size + end : 0; }
+    bool dense() const { return layout.dense(size); }
+};
+template <std::size_t... K> constexpr std::array<TypeBytes, OPF_KT_COUNT> make_type_bytes(std::index_sequence<K...>)
+{
+    return {{TypeBytes{base::data_layout<base::at_t<K, base::KernelTypes>>, sizeof(base::at_t<K, base::KernelTypes>),
+                       base::data_end<base::at_t<K, base::KernelTypes>>}...}};
+}
+constexpr auto type_bytes = make_type_bytes(std::make_index_sequence<OPF_KT_COUNT>{});
+
+// dst = src for n elements of kt, data bytes only, enqueued on `stream`: one
+// copy of the true extent when an element has no padding, else one strided
+// copy per data range.
+cudaError_t copy_data(void *dst, const void *src, int64_t n, int kt, cudaStream_t stream)
+{
+    const TypeBytes &t = type_bytes[kt];
+    if (n <= 0) return cudaSuccess;
+    if (t.dense()) return cudaMemcpyAsync(dst, src, t.true_bytes(n), cudaMemcpyDefault, stream);
+    for (int r = 0; r < t.layout.count; ++r) {
+        const base::ByteRange &range = t.layout.range[r];
+        const cudaError_t e = cudaMemcpy2DAsync(static_cast<char *>(dst) + range.offset, t.size,
+                                                static_cast<const char *>(src) + range.offset, t.size, range.size,
+                                                size_t(n), cudaMemcpyDefault, stream);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+// The same between two host buffers.
+void host_copy_data(void *dst, const void *src, int64_t n, int kt)
+{
+    const TypeBytes &t = type_bytes[kt];
+    if (n <= 0) return;
+    if (t.dense()) {
+        std::memmove(dst, src, t.true_bytes(n));
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+        for (int r = 0; r < t.layout.count; ++r) {
+            const size_t at = size_t(i) * t.size + t.layout.range[r].offset;
+            std::memmove(static_cast<char *>(dst) + at, static_cast<const char *>(src) + at, t.layout.range[r].size);
+        }
+}
 
 // A CUDA failure: counted (op_cuda_errors), printed when op_cuda_verbose > 0,
 // and made the calling thread's reason; returns `code` for the kernel to return.
@@ -225,22 +309,31 @@ Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
 }
 
 // ---- where a buffer lives -------------------------------------------------------
-enum class Where { Host, Pinned, Device, Managed };
+// Unknown: the driver's pointer query failed (VMM mappings, imported pools or
+// IPC handles on some drivers): never taken for host memory, refused.
+enum class Where { Host, Pinned, Device, Managed, Unknown };
 struct Buf {
     Where where = Where::Host;
     int device = -1;
+    CUcontext ctx = nullptr;    // the context the memory belongs to
+    CUresult query = CUDA_SUCCESS;
 };
 
 Buf classify(const void *p)
 {
     Buf b;
-    if (!pointer_attributes || !p) return b;
+    if (!driver.pointer_attributes || !p) return b;
     unsigned int type = 0, managed = 0;
     int ordinal = -1;
     CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
-    void *data[] = {&type, &managed, &ordinal};
-    if (pointer_attributes(3, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(p))) != CUDA_SUCCESS) return b;
+                                   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_CONTEXT};
+    void *data[] = {&type, &managed, &ordinal, &b.ctx};
+    b.query = driver.pointer_attributes(4, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(p)));
+    if (b.query == CUDA_ERROR_NOT_INITIALIZED || b.query == CUDA_ERROR_DEINITIALIZED) return b;   // no device memory can exist
+    if (b.query != CUDA_SUCCESS) {
+        b.where = Where::Unknown;
+        return b;
+    }
     b.device = ordinal;
     if (managed) b.where = Where::Managed;
     else if (type == CU_MEMORYTYPE_DEVICE) b.where = Where::Device;
@@ -253,25 +346,57 @@ bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::
 
 int memory_kind = -1;   // "cuda", registered at init_query
 
+// Unknown memory is claimed too, so that the call reaches this component and
+// is refused with the reason instead of running the host base on it.
 int claims(const void *ptr)
 {
     const Buf b = classify(ptr);
-    return b.where == Where::Device || b.where == Where::Managed;
+    return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
 }
 
-// Makes `dev` current for the scope of a call, and restores the caller's.
+// Whether ctx is the primary context of dev: the handle last seen answers at
+// once; anything else asks the driver (the primary context may have been reset).
+bool is_primary(int dev, CUcontext ctx)
+{
+    std::atomic<CUcontext> &seen = devices[dev].primary;
+    if (ctx == seen.load(std::memory_order_relaxed)) return true;
+    const CUcontext now = primary_context(dev);
+    if (now) seen.store(now, std::memory_order_relaxed);
+    return ctx == now;
+}
+
+// OPF_ERR_BUFFER with the reason when a buffer cannot be used by a kernel:
+// its place is unknown, or it is device memory of a context other than its
+// device's primary one (cuCtxCreate, green contexts): the component works in
+// the primary context, where such an address is illegal.
+int refuse_unusable(const char *what, const Buf *const bufs[3])
+{
+    for (int i = 0; i < 3; ++i) {
+        const Buf &w = *bufs[i];
+        if (w.where == Where::Unknown)
+            return failure(OPF_ERR_BUFFER, "%s: cannot tell where buffer %d lives (cuPointerGetAttributes failed: "
+                           "CUresult %d); refused", what, i + 1, int(w.query));
+        if (w.where == Where::Device && w.device >= 0 && w.ctx && !is_primary(w.device, w.ctx))
+            return failure(OPF_ERR_BUFFER, "%s: buffer %d is memory of a CUDA context other than device %d's "
+                           "primary context (cuCtxCreate or a green context): not supported", what, i + 1, w.device);
+    }
+    return OPF_SUCCESS;
+}
+
+// Makes `dev` current (its primary context) for the scope of a call, and
+// restores the caller's context exactly: none, or one of its own.
 struct DeviceScope {
-    int previous = -1;
+    CUcontext previous = nullptr;
     bool ok = true;
     explicit DeviceScope(int dev)
     {
-        if (cudaGetDevice(&previous) != cudaSuccess) previous = -1;
-        if (previous != dev) ok = cudaSetDevice(dev) == cudaSuccess;
+        if (driver.ctx_get_current(&previous) != CUDA_SUCCESS) previous = nullptr;
+        ok = cudaSetDevice(dev) == cudaSuccess;
     }
     ~DeviceScope()
     {
-        int now = -1;
-        if (previous >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous) cudaSetDevice(previous);
+        CUcontext now = nullptr;
+        if (driver.ctx_get_current(&now) != CUDA_SUCCESS || now != previous) driver.ctx_set_current(previous);
     }
 };
 
@@ -287,7 +412,7 @@ cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
 int host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
                const Buf &A, const Buf &B, const Buf &O)
 {
-    const size_t bytes = size_t(n) * size_t(k.element_size);
+    const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
     void *ta = nullptr, *tb = nullptr, *to = nullptr;
     int rc = OPF_SUCCESS;
     auto host_buffer = [&](void *&tmp) -> void * {
@@ -316,8 +441,10 @@ int host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b,
     }
     if (ho) {
         k.host(ha, hb, ho, n);
-        if (ho != o) {
-            const cudaError_t e = copy_sync(o, ho, bytes);
+        if (ho != o) {   // data bytes only: the output's padding is not ours
+            cudaError_t e = copy_data(o, ho, n, kt, cudaStreamPerThread);
+            const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
+            if (e == cudaSuccess) e = s;
             if (e != cudaSuccess) {
                 cudaGetLastError();
                 rc = failure(cuda_code(e), "%s %s: copying the result (%zu bytes) to the device failed: %s",
@@ -363,10 +490,14 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
     if (n <= 0) return OPF_SUCCESS;
     if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
-    const size_t bytes = size_t(n) * size_t(k->element_size);
+    const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
     const Buf A = classify(a);
     const Buf B = b == a ? A : classify(b);
     const Buf O = o == a ? A : o == b ? B : classify(o);
+    const Buf *const bufs[3] = {&A, &B, &O};
+    char what[64];
+    std::snprintf(what, sizeof what, "%s %s", op_names[op], kt_name(kt));
+    if (int rc = refuse_unusable(what, bufs)) return rc;
     int home = int(device_param);
     if (home < 0 || home >= n_devices) {
         home = O.where == Where::Device && O.device >= 0   ? O.device
@@ -419,9 +550,9 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     }
     const char *step = "kernel launch";
     e = k->launch(dev[0], dev[1], dev[2], n, geometry(d, op, kt, *k), stream);
-    if (e == cudaSuccess && dev[2] != o) {
+    if (e == cudaSuccess && dev[2] != o) {   // data bytes only: the output's padding is not ours
         step = "copy of the result";
-        e = cudaMemcpyAsync(o, dev[2], bytes, cudaMemcpyDefault, stream);
+        e = copy_data(o, dev[2], n, kt, stream);
     }
     scratch_free(scratch, stream);
     const cudaError_t s = cudaStreamSynchronize(stream);
@@ -441,17 +572,22 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
 int copy_call(int kt, const void *src, void *dst, int64_t n)
 {
     if (n <= 0 || src == dst) return OPF_SUCCESS;
-    const size_t bytes = size_t(n) * size_t(extent_of[kt]);
     const Buf S = classify(src), D = classify(dst);
+    for (const Buf *w : {&S, &D})
+        if (w->where == Where::Unknown)
+            return failure(OPF_ERR_BUFFER, "REPLACE/NO_OP %s: cannot tell where a buffer lives "
+                           "(cuPointerGetAttributes failed: CUresult %d); refused", kt_name(kt), int(w->query));
     if (on_host(S) && on_host(D)) {
-        std::memmove(dst, src, bytes);
+        host_copy_data(dst, src, n, kt);
         return OPF_SUCCESS;
     }
     const int home = D.where == Where::Device && D.device >= 0 ? D.device
                    : S.where == Where::Device && S.device >= 0 ? S.device : -1;
     std::unique_ptr<DeviceScope> scope;
     if (home >= 0) scope = std::make_unique<DeviceScope>(home);
-    const cudaError_t e = copy_sync(dst, src, bytes);
+    cudaError_t e = copy_data(dst, src, n, kt, cudaStreamPerThread);
+    const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
+    if (e == cudaSuccess) e = s;
     if (e != cudaSuccess) {
         cudaGetLastError();
         return failure(cuda_code(e), "REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)", kt_name(kt),
@@ -495,9 +631,12 @@ int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n,
     Device &d = device_state(dev);
     if (!d.usable) return opf_component_set_error(OPF_ERR_INTERN, "device %d has no usable kernel image", dev);
     if (stream_check) {
-        const void *bufs[3] = {a, b, o};
+        const void *ptrs[3] = {a, b, o};
+        const Buf w[3] = {classify(a), b == a ? Buf{} : classify(b), o == a || o == b ? Buf{} : classify(o)};
+        const Buf *const bufs[3] = {&w[0], &w[1], &w[2]};
+        if (int rc = refuse_unusable("stream call", bufs)) return rc;
         for (int i = 0; i < 3; ++i)
-            if ((i == 0 || bufs[i] != a) && (i < 2 || bufs[i] != b) && !accessible(classify(bufs[i]), dev, d))
+            if ((i == 0 || ptrs[i] != a) && (i < 2 || ptrs[i] != b) && !accessible(w[i], dev, d))
                 return opf_component_set_error(OPF_ERR_BUFFER, "buffer %d is not accessible from device %d (the "
                                                "stream's); op_cuda_stream_check=false skips this check", i + 1, dev);
     }
@@ -518,8 +657,7 @@ int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
     if (int rc = stream_device(stream, dev)) return rc;
     DeviceScope scope(dev);
     if (!scope.ok) return opf_component_set_error(OPF_ERR_INTERN, "cannot make device %d current", dev);
-    const cudaError_t e =
-        cudaMemcpyAsync(dst, src, size_t(n) * size_t(extent_of[kt]), cudaMemcpyDefault, stream);
+    const cudaError_t e = copy_data(dst, src, n, kt, stream);
     if (e == cudaSuccess) return OPF_SUCCESS;
     cudaGetLastError();
     return opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
@@ -624,9 +762,9 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
                               std::to_string(CUDART_VERSION % 1000 / 10) + ", linked statically)";
     devices_storage = built;
     devices_text = devices_storage.c_str();
-    int driver = 0;
-    cudaDriverGetVersion(&driver);
-    if (driver == 0) {
+    int driver_version = 0;
+    cudaDriverGetVersion(&driver_version);
+    if (driver_version == 0) {
         std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
         return 1;
     }
@@ -635,7 +773,7 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
     if (e == cudaErrorInsufficientDriver) {
         std::snprintf(reason, reason_len,
                       "CUDA driver too old: it supports CUDA %d.%d, this component's runtime needs %d.%d",
-                      driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+                      driver_version / 1000, driver_version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
         return 1;
     }
     if (e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0)) {
@@ -674,22 +812,34 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
             opf_component_device_add("cuda", ("cuda" + std::to_string(dev)).c_str(), "gpu", line);
         }
     }
-    devices_storage = text + "; " + built + "; driver " + std::to_string(driver / 1000) + "." +
-                      std::to_string(driver % 1000 / 10);
+    devices_storage = text + "; " + built + "; driver " + std::to_string(driver_version / 1000) + "." +
+                      std::to_string(driver_version % 1000 / 10);
     devices_text = devices_storage.c_str();
     if (!usable) {
         std::snprintf(reason, reason_len, "no CUDA device this build has kernels for (%s)", devices_text);
         return 1;
     }
-    void *fn = nullptr;
-    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 7000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess || !fn) {
-        std::snprintf(reason, reason_len, "the CUDA driver does not provide cuPointerGetAttributes");
-        return 1;
+    const struct {
+        const char *name;
+        void **fn;
+        unsigned version;
+    } entry_points[] = {
+        {"cuPointerGetAttributes", reinterpret_cast<void **>(&driver.pointer_attributes), 7000},
+        {"cuCtxGetCurrent", reinterpret_cast<void **>(&driver.ctx_get_current), 4000},
+        {"cuCtxSetCurrent", reinterpret_cast<void **>(&driver.ctx_set_current), 4000},
+        {"cuDevicePrimaryCtxGetState", reinterpret_cast<void **>(&driver.primary_state), 7000},
+        {"cuDevicePrimaryCtxRetain", reinterpret_cast<void **>(&driver.primary_retain), 7000},
+        {"cuDevicePrimaryCtxRelease", reinterpret_cast<void **>(&driver.primary_release), 11000},
+    };
+    for (const auto &ep : entry_points) {
+        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+        if (cudaGetDriverEntryPointByVersion(ep.name, ep.fn, ep.version, cudaEnableDefault, &found) != cudaSuccess ||
+            found != cudaDriverEntryPointSuccess || !*ep.fn) {
+            driver = Driver{};
+            std::snprintf(reason, reason_len, "the CUDA driver does not provide %s", ep.name);
+            return 1;
+        }
     }
-    pointer_attributes = reinterpret_cast<PointerGetAttributes>(fn);
     memory_kind = opf_memory_kind_register("cuda", claims);
     if (memory_kind < 0) {
         std::snprintf(reason, reason_len, "memory kind \"cuda\" is taken");
@@ -730,7 +880,7 @@ void close_component()
         }
     devices.reset();
     n_devices = 0;
-    pointer_attributes = nullptr;
+    driver = Driver{};
     memory_kind = -1;
     devices_text = "";
 }

@@ -1,0 +1,467 @@
+// cuda_cpu.cpp — the cuda component's real host code and kernels on the CPU,
+// under the stand-in runtime (test/cudastub), loaded by libopframe through
+// libltdl like the real module (issue 13). Each defect the stand-in found has
+// its check here:
+//   1. data bytes only: pair types on every path (device kernel, host path,
+//      staging and copy-back, REPLACE / NO_OP copies, stream calls), with
+//      host buffers ending exactly at an inaccessible page (reading or writing
+//      past the true end faults), device buffers allocated to the true end
+//      (a copy past it fails), and guard bytes inside pair padding;
+//   2. a failed launch / kernel / copy inside opf_reduce_local returns an
+//      error code with a message, and no success for work not done;
+//   3. the caller's current context is restored exactly ("none" included,
+//      and a context the application made itself);
+//   4. memory of a context other than the primary one is refused
+//      (OPF_ERR_BUFFER), not launched on;
+//   5. a failed pointer query does not mean "host";
+//   9. refused stream calls give their own reason, not a stale one;
+// and pinned and managed operands of synchronous calls, both directions.
+// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals (default: all)
+#include <opframe/cuda.h>
+#include <opframe/introspect.h>
+#include <opframe/opframe.h>
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <ctime>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "test/cudastub/cudastub.h"
+
+namespace {
+
+int failures = 0;
+long long checks = 0;
+bool verbose = false;
+const char *volatile current_check = "start";
+
+void on_segv(int)
+{
+    const char msg[] = "FAILED: segmentation fault (an access past a buffer's true end, or host code on device "
+                       "memory) in: ";
+    ssize_t r = write(2, msg, sizeof msg - 1);
+    r = write(2, current_check, std::strlen(current_check));
+    r = write(2, "\n", 1);
+    (void)r;
+    _exit(1);
+}
+
+[[gnu::format(printf, 2, 3)]] void check(bool ok, const char *fmt, ...)
+{
+    ++checks;
+    if (ok && !verbose) return;
+    va_list ap;
+    va_start(ap, fmt);
+    std::printf("%s: ", ok ? "ok" : "FAILED");
+    std::vprintf(fmt, ap);
+    va_end(ap);
+    std::printf("%s%s\n", ok ? "" : " — ", ok ? "" : opf_last_error());
+    failures += !ok;
+}
+
+// ---- pair layouts ----------------------------------------------------------------------
+struct PairType {
+    opf_datatype_t type;
+    const char *name;
+    std::size_t extent, value_size, index_offset;   // index: int (4 bytes)
+    bool copies_only;                               // the GPU does not compute it: REPLACE / NO_OP only
+    bool data(std::size_t byte) const
+    {
+        const std::size_t b = byte % extent;
+        return b < value_size || (b >= index_offset && b < index_offset + 4);
+    }
+    std::size_t true_bytes(std::size_t n) const { return n ? (n - 1) * extent + index_offset + 4 : 0; }
+};
+const PairType pairs[] = {
+    {OPF_SHORT_INT, "SHORT_INT", 8, 2, 4, false},              // padding inside
+    {OPF_DOUBLE_INT, "DOUBLE_INT", 16, 8, 8, false},           // padding after the index
+    {OPF_LONG_INT, "LONG_INT", 16, 8, 8, false},
+    {OPF_LONG_DOUBLE_INT, "LONG_DOUBLE_INT", 32, 10, 16, true}, // both, 12 bytes after the true end
+};
+
+constexpr unsigned char kOutPad = 0xa5, kInPad = 0x5a;
+
+// Host memory whose true end is the start of an inaccessible page.
+struct HostBuf {
+    unsigned char *map = nullptr, *p = nullptr;
+    std::size_t mapped = 0;
+    explicit HostBuf(std::size_t bytes)
+    {
+        const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+        const std::size_t data = (bytes + page - 1) / page * page;
+        mapped = data + page;
+        map = static_cast<unsigned char *>(
+            mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        mprotect(map + data, page, PROT_NONE);
+        p = map + data - bytes;
+    }
+    ~HostBuf() { munmap(map, mapped); }
+};
+
+// An operand: host (ending at a guard page) or device (allocated to the true end).
+struct Operand {
+    bool device;
+    std::size_t bytes;
+    HostBuf *host = nullptr;
+    void *dev = nullptr;
+    Operand(bool on_device, std::size_t b) : device(on_device), bytes(b)
+    {
+        if (device) dev = cudastub::device_alloc(b ? b : 1, 1);   // device 1: not the default one
+        else host = new HostBuf(b);
+    }
+    ~Operand()
+    {
+        if (device) cudastub::free(dev);
+        else delete host;
+    }
+    void *ptr() const { return device ? dev : host->p; }
+    void put(const std::vector<unsigned char> &v)
+    {
+        if (device) cudastub::copy_to_device(dev, v.data(), bytes);
+        else std::memcpy(host->p, v.data(), bytes);
+    }
+    std::vector<unsigned char> get() const
+    {
+        std::vector<unsigned char> v(bytes);
+        if (device) cudastub::copy_from_device(v.data(), dev, bytes);
+        else std::memcpy(v.data(), host->p, bytes);
+        return v;
+    }
+};
+
+std::vector<unsigned char> random_pairs(const PairType &t, std::size_t n, unsigned char pad, uint64_t &state)
+{
+    std::vector<unsigned char> v(t.true_bytes(n));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        v[i] = t.data(i) ? (unsigned char)(state >> 58) : pad;   // small values: equal ones occur
+    }
+    return v;
+}
+
+// One call on one path: in (or in1, in2) -> inout (or out).
+enum Form { kReduce2, kReduce3, kStream2 };
+void run_case(const PairType &t, opf_op_t op, const char *op_name, Form form, bool in_dev, bool out_dev,
+              std::size_t n, uint64_t &state, cudaStream_t stream)
+{
+    const std::size_t bytes = t.true_bytes(n);
+    const auto a = random_pairs(t, n, kInPad, state), b = random_pairs(t, n, kInPad, state),
+               o = random_pairs(t, n, kOutPad, state);
+    // Expected: the base on ordinary host memory of n x extent.
+    std::vector<unsigned char> ea(n * t.extent + 1), eb(n * t.extent + 1), eo(n * t.extent + 1);
+    std::memcpy(ea.data(), a.data(), bytes);
+    std::memcpy(eb.data(), b.data(), bytes);
+    std::memcpy(eo.data(), o.data(), bytes);
+    if (form == kReduce3) opf_reduce_local3(ea.data(), eb.data(), eo.data(), opf_count_t(n), t.type, op);
+    else opf_reduce_local(ea.data(), eo.data(), opf_count_t(n), t.type, op);
+
+    Operand A(in_dev, bytes), B(in_dev, bytes), O(out_dev, bytes);
+    A.put(a);
+    B.put(b);
+    O.put(o);
+    static const char *const forms[] = {"opf_reduce_local", "opf_reduce_local3", "opf_cuda_reduce_local"};
+    char what[200];
+    std::snprintf(what, sizeof what, "%s %s %s, %zu elements, in %s, out %s", forms[form], op_name, t.name, n,
+                  in_dev ? "device" : "host", out_dev ? "device" : "host");
+    current_check = what;
+    int rc = OPF_SUCCESS;
+    if (form == kReduce2) rc = opf_reduce_local(A.ptr(), O.ptr(), opf_count_t(n), t.type, op);
+    else if (form == kReduce3) rc = opf_reduce_local3(A.ptr(), B.ptr(), O.ptr(), opf_count_t(n), t.type, op);
+    else {
+        rc = opf_cuda_reduce_local(A.ptr(), O.ptr(), opf_count_t(n), t.type, op, stream);
+        if (rc == OPF_SUCCESS && cudaStreamSynchronize(stream) != cudaSuccess) rc = OPF_ERR_INTERN;
+    }
+    if (rc != OPF_SUCCESS) {
+        check(false, "%s: returned %d", what, rc);
+        return;
+    }
+    const auto got = O.get();
+    bool data_ok = true, pad_ok = true;
+    for (std::size_t i = 0; i < bytes; ++i) {
+        if (t.data(i)) data_ok &= got[i] == eo[i];
+        else pad_ok &= got[i] == kOutPad;
+    }
+    check(data_ok, "%s: the result is the base's", what);
+    check(pad_ok, "%s: padding inside the output pairs untouched", what);
+    check(A.get() == a && (form != kReduce3 || B.get() == b), "%s: inputs unchanged", what);
+}
+
+void check_data_bytes(uint64_t seed)
+{
+    cudaStream_t stream = nullptr;
+    cudaSetDevice(1);
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    struct OpCase {
+        opf_op_t op;
+        const char *name;
+        bool copy;
+    } ops[] = {{OPF_MAXLOC, "MAXLOC", false}, {OPF_MINLOC, "MINLOC", false}, {OPF_REPLACE, "REPLACE", true},
+               {OPF_NO_OP, "NO_OP", true}};
+    const std::size_t lengths[] = {1, 3, 17, 255, 256, 257, 1000};
+    uint64_t state = seed;
+    for (const char *staging : {"1000000", "1"}) {   // the host path, then the staged device path
+        opf_param_set("op_cuda_staging_min_count", staging);
+        for (const PairType &t : pairs)
+            for (const OpCase &oc : ops)
+                for (std::size_t n : lengths) {
+                    if (t.copies_only && !oc.copy) continue;
+                    for (Form f : {kReduce2, kReduce3}) {
+                        run_case(t, oc.op, oc.name, f, true, true, n, state, stream);
+                        run_case(t, oc.op, oc.name, f, false, true, n, state, stream);
+                        run_case(t, oc.op, oc.name, f, true, false, n, state, stream);
+                    }
+                    if (staging[1] == 0) run_case(t, oc.op, oc.name, kStream2, true, true, n, state, stream);
+                }
+    }
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+    cudaStreamDestroy(stream);
+}
+
+// ---- 2: errors reach the caller ------------------------------------------------------------
+void check_errors()
+{
+    const int n = 3000;
+    std::vector<float> host(n, 1.0f), back(n);
+    float *a = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    float *o = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    struct Case {
+        cudastub::Fault fault;
+        int code;
+        const char *what, *expect;
+    } cases[] = {
+        {cudastub::kLaunch, cudaErrorLaunchFailure, "a failed launch", "kernel launch"},
+        {cudastub::kSync, cudaErrorIllegalAddress, "a kernel failing on the device", "cudaErrorIllegalAddress"},
+    };
+    for (const Case &c : cases) {
+        cudastub::copy_to_device(a, host.data(), n * sizeof(float));
+        cudastub::copy_to_device(o, host.data(), n * sizeof(float));
+        cudastub::inject(c.fault, 1, c.code);
+        current_check = c.what;
+        const int rc = opf_reduce_local(a, o, n, OPF_FLOAT, OPF_SUM);
+        cudastub::clear_faults();
+        const std::string msg = opf_last_error();
+        check(rc != OPF_SUCCESS, "%s inside opf_reduce_local returns an error (got %d)", c.what, rc);
+        check(msg.find(c.expect) != std::string::npos && msg.find("SUM") != std::string::npos,
+              "%s: opf_last_error names the op and the failure (\"%s\")", c.what, msg.c_str());
+    }
+    // A failed copy of a REPLACE.
+    cudastub::inject(cudastub::kMemcpy, 1, cudaErrorInvalidValue);
+    const int rc = opf_reduce_local(host.data(), o, n, OPF_FLOAT, OPF_REPLACE);
+    cudastub::clear_faults();
+    check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "REPLACE"),
+          "a failed copy of REPLACE returns an error with a message (got %d: \"%s\")", rc, opf_last_error());
+    // No scratch on the device: the staged call still computes (on the host).
+    opf_param_set("op_cuda_staging_min_count", "1");
+    std::vector<float> h2(n, 2.0f);
+    cudastub::copy_to_device(o, host.data(), n * sizeof(float));
+    cudastub::inject(cudastub::kMalloc, 1, cudaErrorMemoryAllocation);
+    const int rc2 = opf_reduce_local(h2.data(), o, n, OPF_FLOAT, OPF_SUM);
+    cudastub::clear_faults();
+    cudastub::copy_from_device(back.data(), o, n * sizeof(float));
+    check(rc2 == OPF_SUCCESS && back[0] == 3.0f && back[n - 1] == 3.0f,
+          "no device scratch: the staged call computes on the host (rc %d, %g)", rc2, double(back[n - 1]));
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
+// ---- 3: the caller's context, exactly ---------------------------------------------------
+void check_contexts()
+{
+    const int n = 100;
+    std::vector<int> ones(n, 1);
+    int *a = static_cast<int *>(cudastub::device_alloc(n * sizeof(int), 1));
+    int *o = static_cast<int *>(cudastub::device_alloc(n * sizeof(int), 1));
+    cudastub::copy_to_device(a, ones.data(), n * sizeof(int));
+    cudastub::copy_to_device(o, ones.data(), n * sizeof(int));
+    std::thread([&] {   // a fresh thread: no context current
+        current_check = "a thread with no current context";
+        const int rc = opf_reduce_local(a, o, n, OPF_INT, OPF_SUM);
+        check(rc == OPF_SUCCESS, "device-1 call from a thread with no context (rc %d)", rc);
+        check(cudastub::current_context() == nullptr,
+              "a thread with no current context has none after a device-1 call (has the primary of device %s)",
+              cudastub::current_context() == cudastub::primary_context(0) ? "0" : "1 or another");
+    }).join();
+    void *mine = cudastub::create_context(0);
+    std::thread([&] {   // a context the application made itself
+        cudastub::set_current_context(mine);
+        current_check = "the application's own context";
+        const int rc = opf_reduce_local(a, o, n, OPF_INT, OPF_SUM);
+        check(rc == OPF_SUCCESS, "device-1 call with the application's own context current (rc %d)", rc);
+        check(cudastub::current_context() == mine, "the application's own context is current again after the call");
+        const int rc2 = opf_cuda_reduce_local(a, o, n, OPF_INT, OPF_SUM, cudaStreamLegacy);
+        check(rc2 == OPF_SUCCESS || rc2 == OPF_ERR_BUFFER, "a stream call from it (rc %d)", rc2);
+        check(cudastub::current_context() == mine, "... and after a stream call");
+    }).join();
+    std::vector<int> back(n);
+    cudastub::copy_from_device(back.data(), o, n * sizeof(int));
+    check(back[0] == 3 && back[n - 1] == 3, "both calls computed (%d)", back[n - 1]);
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
+// ---- 4: memory of another context ------------------------------------------------------
+void check_other_context()
+{
+    const int n = 100;
+    std::vector<int> ones(n, 1), back(n);
+    std::thread([&] {
+        void *ctx = cudastub::create_context(0);
+        cudastub::set_current_context(ctx);
+        int *a = static_cast<int *>(cudastub::device_alloc(n * sizeof(int)));
+        int *o = static_cast<int *>(cudastub::device_alloc(n * sizeof(int)));
+        cudastub::copy_to_device(a, ones.data(), n * sizeof(int));
+        cudastub::copy_to_device(o, ones.data(), n * sizeof(int));
+        current_check = "memory of a created context";
+        const uint64_t launches = cudastub::counters().launches;
+        const int rc = opf_reduce_local(a, o, n, OPF_INT, OPF_SUM);
+        check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "context"),
+              "memory of a context other than the primary one is refused with OPF_ERR_BUFFER (got %d: \"%s\")", rc,
+              opf_last_error());
+        check(cudastub::counters().launches == launches, "... and nothing is launched on it");
+        cudastub::copy_from_device(back.data(), o, n * sizeof(int));
+        check(back[0] == 1 && back[n - 1] == 1, "... and its output is unchanged");
+        cudastub::free(a);
+        cudastub::free(o);
+    }).join();
+}
+
+// ---- 5: a failed pointer query is not "host" -------------------------------------------------
+void check_failed_query()
+{
+    const int n = 64;
+    std::vector<float> ones(n, 1.0f), back(n);
+    float *a = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    float *o = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    cudastub::copy_to_device(a, ones.data(), n * sizeof(float));
+    cudastub::copy_to_device(o, ones.data(), n * sizeof(float));
+    cudastub::inject(cudastub::kPointerQuery, 1, 801 /* CUDA_ERROR_NOT_SUPPORTED */, 1000);
+    current_check = "failed pointer queries on device memory";
+    const int rc = opf_reduce_local(a, o, n, OPF_FLOAT, OPF_SUM);
+    cudastub::clear_faults();
+    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes"),
+          "buffers the driver cannot classify are refused, not taken for host memory (got %d: \"%s\")", rc,
+          opf_last_error());
+    cudastub::copy_from_device(back.data(), o, n * sizeof(float));
+    check(back[0] == 1.0f, "... and the output is unchanged");
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
+// ---- pinned and managed memory in synchronous calls ---------------------------------------
+void check_pinned_managed()
+{
+    const int n = 5000;
+    std::vector<int> twos(n, 2), ones(n, 1), back(n);
+    int *pinned = static_cast<int *>(cudastub::pinned_alloc(n * sizeof(int)));
+    int *managed = static_cast<int *>(cudastub::managed_alloc(n * sizeof(int)));
+    int *dev = static_cast<int *>(cudastub::device_alloc(n * sizeof(int), 0));
+    for (const char *staging : {"1000000", "1"})
+        for (int *in : {pinned, managed}) {
+            opf_param_set("op_cuda_staging_min_count", staging);
+            std::memcpy(in, twos.data(), n * sizeof(int));   // both are readable from the host
+            cudastub::copy_to_device(dev, ones.data(), n * sizeof(int));
+            current_check = in == pinned ? "pinned in, device out" : "managed in, device out";
+            const int rc = opf_reduce_local(in, dev, n, OPF_INT, OPF_SUM);
+            cudastub::copy_from_device(back.data(), dev, n * sizeof(int));
+            check(rc == OPF_SUCCESS && back[0] == 3 && back[n - 1] == 3, "%s, staging from %s elements (rc %d, %d)",
+                  current_check, staging, rc, back[n - 1]);
+            const int rc2 = opf_reduce_local(dev, in, n, OPF_INT, OPF_PROD);   // and the other way
+            check(rc2 == OPF_SUCCESS && in[0] == 6 && in[n - 1] == 6, "%s, reversed (rc %d, %d)", current_check, rc2,
+                  in[n - 1]);
+        }
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+    cudastub::free(pinned);
+    cudastub::free(managed);
+    cudastub::free(dev);
+}
+
+// ---- 9: refused stream calls say why (no stale message) ---------------------------------
+void check_stream_refusals()
+{
+    void *a = cudastub::device_alloc(4096, 0), *o = cudastub::device_alloc(4096, 0);
+    float host[16] = {};
+    opf_datatype_t vec = OPF_DATATYPE_NULL;
+    opf_type_vector(4, 1, 2, OPF_FLOAT, &vec);
+    opf_type_commit(&vec);
+    cudaSetDevice(0);
+    struct Case {
+        const char *what;
+        const void *in;
+        opf_count_t n;
+        opf_datatype_t type;
+        cudaStream_t stream;
+        const char *expect;
+    } cases[] = {
+        {"a slot no component serves (LONG_DOUBLE SUM)", a, 4, OPF_LONG_DOUBLE, cudaStreamLegacy, "LONG_DOUBLE"},
+        {"host memory the device cannot reach", host, 4, OPF_FLOAT, cudaStreamLegacy, "not accessible"},
+        {"a stream that is none", a, 4, OPF_FLOAT, reinterpret_cast<cudaStream_t>(uintptr_t(0x1234)), "stream"},
+        {"a non-contiguous type", a, 1, vec, cudaStreamLegacy, "contiguous"},
+    };
+    for (const Case &c : cases) {
+        opf_reduce_local(nullptr, nullptr, -1, OPF_FLOAT, OPF_SUM);   // leaves a message of its own
+        const std::string stale = opf_last_error();
+        current_check = c.what;
+        const int rc = opf_cuda_reduce_local(c.in, o, c.n, c.type, OPF_SUM, c.stream);
+        const std::string msg = opf_last_error();
+        check(rc != OPF_SUCCESS && msg != stale && msg.find(c.expect) != std::string::npos,
+              "a stream call on %s is refused with its own reason (rc %d: \"%s\")", c.what, rc, msg.c_str());
+    }
+    opf_type_free(&vec);
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = uint64_t(std::time(nullptr));
+    std::vector<std::string> only;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
+        else if (!std::strcmp(argv[i], "-v")) verbose = true;
+        else only.push_back(argv[i]);
+    }
+    auto want = [&](const char *s) { return only.empty() || std::find(only.begin(), only.end(), s) != only.end(); };
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);   // lines before a fault report stay in order
+    std::printf("cuda_cpu: seed %" PRIu64 ", %d stand-in devices\n", seed, cudastub::device_count());
+    struct sigaction sa {};
+    sa.sa_handler = on_segv;
+    sigaction(SIGSEGV, &sa, nullptr);
+    setenv("OPF_MCA_mca_component_path", CUDASTUB_MODULE_DIR, 0);   // CI step 47 points it at another build
+    setenv("OPF_MCA_PARAM_FILE_USER", "", 1);
+    setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
+    if (opf_init() != OPF_SUCCESS) {
+        std::printf("FAILED: opf_init: %s\n", opf_last_error());
+        return 1;
+    }
+    const char *status = "";
+    if (!opf_cuda_available(&status)) {
+        std::printf("FAILED: the stand-in cuda component is not available: %s\n", status);
+        return 1;
+    }
+    if (want("data")) check_data_bytes(seed);
+    if (want("errors")) check_errors();
+    if (want("contexts")) check_contexts();
+    if (want("other")) check_other_context();
+    if (want("query")) check_failed_query();
+    if (want("pinned")) check_pinned_managed();
+    if (want("refusals")) check_stream_refusals();
+    const auto c = cudastub::counters();
+    std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
+                " copies, %" PRIu64 " pointer queries (rerun with --seed %" PRIu64 ")\n",
+                checks, failures, c.launches, c.threads, c.copies, c.pointer_queries, seed);
+    opf_finalize();
+    return failures ? 1 : 0;
+}
