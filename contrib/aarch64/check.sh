@@ -104,8 +104,8 @@ harness() {
     grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
     summary=$(grep '^conformance: ' "$log" | tail -1)
     echo "  $summary ($(($(date +%s) - start)) s)"
-    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\1/p')
-    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots, \([0-9]*\) checks, \([0-9]*\) failed$/\2/p')
+    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\1/p')
+    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\2/p')
     if [ -z "$checks" ]; then
         tail -20 "$log"
         fail "$name: conformance gave no summary (rc $rc, log $log)"
