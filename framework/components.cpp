@@ -741,7 +741,7 @@ void components_finalize()
 using namespace opf;
 
 OPF_API int opf_module_offer(opf_module_t *module, const opf_offer_t *offer)
-{
+try {
     ModuleRecord *m = repo.querying;
     if (!m || module != &m->module || !offer) {
         warn("opf_module_offer: %s", !offer ? "offer is NULL" : "called outside op_query, or with another module");
@@ -763,10 +763,12 @@ OPF_API int opf_module_offer(opf_module_t *module, const opf_offer_t *offer)
                             {m->component, nullptr, offer->priority, offer->min_count, offer->kernel2, offer->kernel3,
                              offer->device2, offer->device3, offer->stream2, offer->stream3}});
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_module_offer");
 }
 
 OPF_API int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim)
-{
+try {
     if (repo.calling < 0) {
         warn("opf_memory_kind_register: call it from the component's init_query");
         return -OPF_ERR_ARG;
@@ -787,20 +789,24 @@ OPF_API int opf_memory_kind_register(const char *name, opf_memory_claim_fn *clai
     verbose(1, "component %s registered memory kind %s (id %zu%s)", who.c_str(), name, repo.memory_kinds.size(),
             claim ? "" : ", stream calls only");
     return int(repo.memory_kinds.size());
+} catch (...) {
+    return fail_exception("opf_memory_kind_register");
 }
 
 OPF_API int opf_component_set_error(int code, const char *fmt, ...)
-{
+try {
     char text[OPF_MAX_ERROR_STRING * 2];
     va_list args;
     va_start(args, fmt);
     std::vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
     return fail(code, "%s", text);
+} catch (...) {
+    return fail_exception("opf_component_set_error");
 }
 
 OPF_API void opf_component_log(int level, const char *fmt, ...)
-{
+try {
     if (params.verbose < level) return;
     const ComponentRecord *c = component_at(__builtin_return_address(0));
     std::string line = "opframe: " + (c ? c->name + ": " : std::string());
@@ -810,10 +816,12 @@ OPF_API void opf_component_log(int level, const char *fmt, ...)
     std::vsnprintf(text, sizeof text, fmt, args);
     va_end(args);
     std::fprintf(stderr, "%s%s\n", line.c_str(), text);
+} catch (...) {
+    fail_exception("opf_component_log");
 }
 
 OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)
-{
+try {
     if (!memory_kind) return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: memory_kind is NULL");
     *memory_kind = -1;
     if (!name) return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: name is NULL");
@@ -824,16 +832,23 @@ OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)
             return OPF_SUCCESS;
         }
     return fail(OPF_ERR_ARG, "opf_memory_kind_lookup: no available component registered memory kind \"%s\"", name);
+} catch (...) {
+    return fail_exception("opf_memory_kind_lookup");
 }
 
 OPF_API int opf_memory_kind_count(void)
-{
+try {
     ensure_initialized();
     return memory_kind_count();
+} catch (...) {
+    return fail_exception("opf_memory_kind_count");
 }
 
 OPF_API const char *opf_memory_kind_name(int memory_kind)
-{
+try {
     ensure_initialized();
     return memory_kind_name(memory_kind);
+} catch (...) {
+    fail_exception("opf_memory_kind_name");
+    return nullptr;
 }

@@ -33,7 +33,7 @@ using namespace opf;
 
 // Called by components from init_query, under the framework's init lock.
 OPF_API int opf_component_device_add(const char *component, const char *name, const char *kind, const char *model)
-{
+try {
     if (empty(component) || empty(name) || empty(kind))
         return fail(OPF_ERR_ARG, "opf_component_device_add: component, name and kind must be non-empty");
     bool known = false;
@@ -42,18 +42,22 @@ OPF_API int opf_component_device_add(const char *component, const char *name, co
         return fail(OPF_ERR_ARG, "opf_component_device_add: no component \"%s\" is loaded (device %s)", component, name);
     reported.push_back({component, name, kind, model ? model : ""});
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_component_device_add");
 }
 
 OPF_API int opf_device_count(void)
-{
+try {
     ensure_initialized();
     int n = 0;
     for (const ComponentDevice &d : reported) n += listed(d);
     return n;
+} catch (...) {
+    return fail_exception("opf_device_count");
 }
 
 OPF_API int opf_device_describe(int index, opf_device_info_t *info)
-{
+try {
     if (!info) return fail(OPF_ERR_ARG, "opf_device_describe: info is NULL");
     int at = 0;
     for (const ComponentDevice &d : reported)
@@ -65,4 +69,6 @@ OPF_API int opf_device_describe(int index, opf_device_info_t *info)
             return OPF_SUCCESS;
         }
     return fail(OPF_ERR_ARG, "opf_device_describe: no device %d (opf_device_count() is %d)", index, at);
+} catch (...) {
+    return fail_exception("opf_device_describe");
 }

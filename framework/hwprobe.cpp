@@ -382,7 +382,7 @@ std::size_t format_arm_features(unsigned features, char *buf, std::size_t len)
 using namespace opf;
 
 OPF_API int opf_hw_describe(opf_hw_info_t *hw)
-{
+try {
     if (!hw) return fail(OPF_ERR_ARG, "opf_hw_describe: hw is NULL");
     std::lock_guard lock(last_mutex);
     if (!have_last) {   // before any opf_init: probe now, once
@@ -391,15 +391,21 @@ OPF_API int opf_hw_describe(opf_hw_info_t *hw)
     }
     *hw = last;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_hw_describe");
 }
 
 // For tools (opframe_info --hw), which see only the public API.
 OPF_API size_t opf_hw_format_features(unsigned features, char *buf, size_t len)
-{
+try {
     return format_x86_features(features, buf, len);
+} catch (...) {
+    return fail_exception("opf_hw_format_features");
 }
 
 OPF_API size_t opf_hw_format_arm_features(unsigned features, char *buf, size_t len)
-{
+try {
     return format_arm_features(features, buf, len);
+} catch (...) {
+    return fail_exception("opf_hw_format_arm_features");
 }

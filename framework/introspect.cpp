@@ -27,17 +27,19 @@ OPF_API const char *opf_kernel_type_name(int kt) { return valid_kt(kt) ? base::k
 OPF_API int opf_kernel_type_extent(int kt) { return valid_kt(kt) ? base::kernel_type_extent(kt) : 0; }
 
 OPF_API int opf_type_kernel_type(opf_datatype_t datatype, int *kernel_type)
-{
+try {
     const Datatype *t = find_type(datatype);
     if (!t || !t->committed || !t->supported)
         return fail(OPF_ERR_TYPE, "opf_type_kernel_type: invalid, uncommitted or unsupported datatype");
     if (!kernel_type) return fail(OPF_ERR_ARG, "opf_type_kernel_type: kernel_type is NULL");
     *kernel_type = t->kernel_type;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_type_kernel_type");
 }
 
 OPF_API int opf_op_valid_for_type(opf_op_t op, opf_datatype_t datatype, int *valid)
-{
+try {
     if (!valid) return fail(OPF_ERR_ARG, "opf_op_valid_for_type: valid is NULL");
     const int id = predefined_op_id(op);
     if (!id && !find_user_op(op)) return fail(OPF_ERR_OP, "opf_op_valid_for_type: invalid op");
@@ -46,13 +48,15 @@ OPF_API int opf_op_valid_for_type(opf_op_t op, opf_datatype_t datatype, int *val
         return fail(OPF_ERR_TYPE, "opf_op_valid_for_type: invalid, uncommitted or unsupported datatype");
     *valid = !id || (t->valid_ops & op_bit(id));   // a user op accepts any type
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_op_valid_for_type");
 }
 
 OPF_API int opf_slot_exists(int op_id, int kt) { return valid_slot(op_id, kt); }
 
 OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_t count, opf_kernel2_fn **fn2,
                              opf_kernel3_fn **fn3)
-{
+try {
     if (!fn2 || !fn3) return fail(OPF_ERR_ARG, "opf_slot_kernels: NULL output pointer");
     *fn2 = nullptr;
     *fn3 = nullptr;
@@ -79,10 +83,12 @@ OPF_API int opf_slot_kernels(int op_id, int kt, const char *provider, opf_count_
         if (c.name == provider) return fail(OPF_ERR_ARG, "opf_slot_kernels: component \"%s\" offers nothing for %s %s",
                                             provider, base::op_name(op_id), base::kernel_type_name(kt));
     return fail(OPF_ERR_ARG, "opf_slot_kernels: unknown provider \"%s\"", provider);
+} catch (...) {
+    return fail_exception("opf_slot_kernels");
 }
 
 OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, opf_count_t count)
-{
+try {
     if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || mem < 0 ||
         mem >= memory_kind_count())
         return nullptr;
@@ -92,15 +98,21 @@ OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, 
     }
     const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     return nbuf == 2 ? s.two.offer_for(count).provider : s.three.offer_for(count).provider;
+} catch (...) {
+    fail_exception("opf_slot_provider_mem");
+    return nullptr;
 }
 
 OPF_API const char *opf_slot_provider(int op_id, int kt, int nbuf, opf_count_t count)
-{
+try {
     return opf_slot_provider_mem(op_id, kt, OPF_MEM_HOST, nbuf, count);
+} catch (...) {
+    fail_exception("opf_slot_provider");
+    return nullptr;
 }
 
 OPF_API int opf_slot_explain(int op_id, int kt, int mem, int nbuf, char *buf, int len)
-{
+try {
     if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3)) return fail(OPF_ERR_ARG, "opf_slot_explain: bad argument");
     if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_explain: no slot (op %d, kernel type %d)", op_id, kt);
     if (int rc = ensure_initialized()) return rc;
@@ -109,16 +121,20 @@ OPF_API int opf_slot_explain(int op_id, int kt, int mem, int nbuf, char *buf, in
                     memory_kind_count());
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf).c_str());
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_slot_explain");
 }
 
 OPF_API int opf_component_count(void)
-{
+try {
     ensure_initialized();
     return int(components().size());
+} catch (...) {
+    return fail_exception("opf_component_count");
 }
 
 OPF_API int opf_component_describe(int index, opf_component_info_t *info)
-{
+try {
     if (!info || index < 0 || index >= int(components().size()))
         return fail(OPF_ERR_ARG, "opf_component_describe: no component %d", index);
     const ComponentRecord &c = components()[std::size_t(index)];
@@ -130,21 +146,27 @@ OPF_API int opf_component_describe(int index, opf_component_info_t *info)
     for (int i = 0; i < 3; ++i) info->version[i] = c.component->version[i];
     info->abi_version = c.component->abi_version;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_component_describe");
 }
 
 OPF_API int opf_failed_count(void)
-{
+try {
     ensure_initialized();
     return int(failed_files().size());
+} catch (...) {
+    return fail_exception("opf_failed_count");
 }
 
 OPF_API int opf_failed_describe(int index, opf_failed_info_t *info)
-{
+try {
     if (!info || index < 0 || index >= int(failed_files().size()))
         return fail(OPF_ERR_ARG, "opf_failed_describe: no failed file %d", index);
     info->path = failed_files()[std::size_t(index)].path.c_str();
     info->reason = failed_files()[std::size_t(index)].reason.c_str();
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_failed_describe");
 }
 
 // ---- memory kinds by name, stream kernels -------------------------------------
@@ -156,23 +178,28 @@ bool valid_mem(int mem) { return mem >= 0 && mem < memory_kind_count(); }
 
 // opf_memory_kind_lookup's case-insensitive twin for tools: -1 when unknown.
 OPF_API int opf_memory_kind_by_name(const char *name)
-{
+try {
     for (int mem = 0; name && mem < memory_kind_count(); ++mem)
         if (strcasecmp(name, memory_kind_name(mem)) == 0) return mem;
     return -1;
+} catch (...) {
+    return fail_exception("opf_memory_kind_by_name");
 }
 
 OPF_API const char *opf_slot_stream_provider(int op_id, int kt, int mem, int nbuf, opf_count_t count)
-{
+try {
     if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || !valid_mem(mem) ||
         mem == OPF_MEM_HOST)   // host memory has no stream kernels
         return nullptr;
     const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     return nbuf == 2 ? s.stream2.offer_for(count).provider : s.stream3.offer_for(count).provider;
+} catch (...) {
+    fail_exception("opf_slot_stream_provider");
+    return nullptr;
 }
 
 OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *buf, int len)
-{
+try {
     if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0)
         return fail(OPF_ERR_ARG, "opf_slot_explain_stream: bad argument");
     if (!valid_slot(op_id, kt))
@@ -183,6 +210,8 @@ OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *
                     memory_kind_count());
     std::snprintf(buf, std::size_t(len), "%s", explain_slot(op_id, mem, kt, nbuf, true).c_str());
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_slot_explain_stream");
 }
 
 // ---- size tiers of a slot (the Open MPI bridge) ------------------------------
@@ -204,7 +233,7 @@ int write_tiers(const SlotHalf<Fn> &half, Fn *opf_slot_tier_t::*fn, opf_slot_tie
 } // namespace
 
 OPF_API int opf_slot_tiers(int op_id, int kt, int nbuf, opf_slot_tier_t *tiers, int max, int *ntiers)
-{
+try {
     if (!ntiers || (nbuf != 2 && nbuf != 3) || max < 0 || (!tiers && max > 0))
         return fail(OPF_ERR_ARG, "opf_slot_tiers: bad argument (nbuf %d, max %d, %s)", nbuf, max,
                     ntiers ? "ntiers set" : "ntiers NULL");
@@ -214,13 +243,15 @@ OPF_API int opf_slot_tiers(int op_id, int kt, int nbuf, opf_slot_tier_t *tiers, 
     *ntiers = nbuf == 2 ? write_tiers(s.two, &opf_slot_tier_t::fn2, tiers, max)
                         : write_tiers(s.three, &opf_slot_tier_t::fn3, tiers, max);
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_slot_tiers");
 }
 
 // ---- the one "same value" comparator (base/compare.h), for tests -------------
 
 OPF_API int opf_kernel_type_first_difference(int kt, const void *a, const void *b, opf_count_t n,
                                              opf_count_t *index)
-{
+try {
     if (!index) return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: index is NULL");
     if (!valid_kt(kt) || !base::kernel_type_supported(kt))
         return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: unknown kernel type %d", kt);
@@ -228,4 +259,6 @@ OPF_API int opf_kernel_type_first_difference(int kt, const void *a, const void *
     if (n > 0 && (!a || !b)) return fail(OPF_ERR_ARG, "opf_kernel_type_first_difference: NULL buffer");
     *index = n > 0 ? base::first_difference(kt, a, b, n) : -1;
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_kernel_type_first_difference");
 }

@@ -921,12 +921,14 @@ OPF_API int opf_param_register(const opf_param_spec_t *spec) { return register_p
 OPF_API int opf_param_set(const char *name, const char *value) { return assign(kApi, "opf_param_set", name, value); }
 
 OPF_API int opf_param_set_cmdline(const char *name, const char *value)
-{
+try {
     return assign(kCmdline, "opf_param_set_cmdline", name, value);
+} catch (...) {
+    return fail_exception("opf_param_set_cmdline");
 }
 
 OPF_API int opf_param_get(const char *name, char *buf, int len)
-{
+try {
     if (!name || !buf || len <= 0) return fail(OPF_ERR_ARG, "opf_param_get: NULL name or buffer, or len <= 0");
     ensure_framework_params();
     std::lock_guard guard(reg.lock);
@@ -938,17 +940,21 @@ OPF_API int opf_param_get(const char *name, char *buf, int len)
                     text.size() + 1, len);
     std::memcpy(buf, text.c_str(), text.size() + 1);
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_param_get");
 }
 
 OPF_API int opf_param_count(void)
-{
+try {
     ensure_framework_params();
     std::lock_guard guard(reg.lock);
     return int(reg.params.size());
+} catch (...) {
+    return fail_exception("opf_param_count");
 }
 
 OPF_API int opf_param_describe(int index, opf_param_info_t *info)
-{
+try {
     if (!info) return fail(OPF_ERR_ARG, "opf_param_describe: info is NULL");
     ensure_framework_params();
     std::lock_guard guard(reg.lock);
@@ -967,4 +973,6 @@ OPF_API int opf_param_describe(int index, opf_param_info_t *info)
     info->values = p.words.empty() ? nullptr : p.words_text.c_str();
     info->synonyms = p.synonyms.empty() ? nullptr : p.synonyms_text.c_str();
     return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_param_describe");
 }
