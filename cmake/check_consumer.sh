@@ -26,19 +26,9 @@ if grep -aq '__asan_init\|__tsan_init' "$top/.libs/libopframe.so" 2>/dev/null; t
     echo "check_consumer: libopframe is a sanitizer build: skipped"
     exit 77
 fi
-failures=0
-checks=0
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf_cmake.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-check() {   # check WHAT COMMAND...
-    checks=$((checks + 1))
-    what=$1
-    shift
-    if "$@"; then :; else
-        echo "FAILED: $what"
-        failures=$((failures + 1))
-    fi
-}
+check_name=check_consumer
+. "$srcdir/test/check_lib.sh"
+top=$(cd "$top" && pwd)
 # make's variables are not passed down: `make check -jN` runs this script
 # inside a jobserver, and the install below is a make of its own.
 submake() { (cd "$top" && env -u MAKEFLAGS -u MFLAGS ${MAKE:-make} -s --no-print-directory "$@"); }
@@ -116,5 +106,4 @@ for want in 0.2 1.0 99; do
 done
 grep -A2 'compatible' "$scratch/request.log" | head -4
 
-echo "check_consumer: $checks checks, $failures failed"
-[ $failures -eq 0 ]
+summary

@@ -514,7 +514,6 @@ static_assert(rows_in_id_order(), "predefined_list rows must be in type id order
 const std::array<Datatype, OPF_TYPEID_COUNT_> predefined_types =
     all_predefined(std::make_index_sequence<std::size(predefined_list)>{});
 
-const Datatype *find_derived_type(uintptr_t handle) { return derived_types().lookup(handle); }
 const Datatype *begin_type_use(uintptr_t handle) { return derived_types().begin_use(handle); }
 void end_type_use(uintptr_t handle) { derived_types().end_use(handle); }
 

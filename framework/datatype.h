@@ -65,19 +65,9 @@ inline uint32_t usable_ops(const Datatype &t) { return __atomic_load_n(&t.usable
 // Indexed by predefined type id (entry 0, DATATYPE_NULL, is unused: never usable).
 extern const std::array<Datatype, OPF_TYPEID_COUNT_> predefined_types;
 
-// A derived type's descriptor, or nullptr (freed, forged). Only for callers
-// that hold a use of it (TypeUse) or run where nothing frees types.
-const Datatype *find_derived_type(uintptr_t handle);
-
-// The descriptor of a handle, or nullptr (null, freed, forged), under the
-// same condition. Uncommitted and unsupported types are returned; callers check.
-inline const Datatype *find_type(opf_datatype_t handle)
-{
-    const auto h = reinterpret_cast<uintptr_t>(handle);
-    if (h < OPF_TYPEID_COUNT_) [[likely]] return h ? &predefined_types[h] : nullptr;
-    return find_derived_type(h);
-}
-
+// Every reader of a datatype handle holds a use of it (TypeUse below): another
+// thread may free the handle at any time, and a freed descriptor is reclaimed
+// when its last use ends.
 const Datatype *begin_type_use(uintptr_t handle);
 void end_type_use(uintptr_t handle);
 

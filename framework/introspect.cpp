@@ -28,7 +28,8 @@ OPF_API int opf_kernel_type_extent(int kt) { return valid_kt(kt) ? base::kernel_
 
 OPF_API int opf_type_kernel_type(opf_datatype_t datatype, int *kernel_type)
 try {
-    const Datatype *t = find_type(datatype);
+    const TypeUse use(datatype);   // another thread may free the handle meanwhile
+    const Datatype *t = use.get();
     if (!t || !t->committed || !t->supported)
         return fail(OPF_ERR_TYPE, "opf_type_kernel_type: invalid, uncommitted or unsupported datatype");
     if (!kernel_type) return fail(OPF_ERR_ARG, "opf_type_kernel_type: kernel_type is NULL");
@@ -43,7 +44,8 @@ try {
     if (!valid) return fail(OPF_ERR_ARG, "opf_op_valid_for_type: valid is NULL");
     const int id = predefined_op_id(op);
     if (!id && !find_user_op(op)) return fail(OPF_ERR_OP, "opf_op_valid_for_type: invalid op");
-    const Datatype *t = find_type(datatype);
+    const TypeUse use(datatype);
+    const Datatype *t = use.get();
     if (!t || !t->committed || !t->supported)
         return fail(OPF_ERR_TYPE, "opf_op_valid_for_type: invalid, uncommitted or unsupported datatype");
     *valid = !id || (t->valid_ops & op_bit(id));   // a user op accepts any type

@@ -11,6 +11,7 @@
 //  3. opf_param_set(op_base_user_int_limit) while reductions read it: results
 //     stay exact (TSan builds see a data race).
 // Prints "hardening_threads: N checks, F failed"; exits nonzero on failure.
+#include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
 #include <atomic>
@@ -103,11 +104,21 @@ void test_free_races()
     constexpr int rounds = 300, n = 256;
     std::atomic<opf_datatype_t> current{OPF_DATATYPE_NULL};
     std::atomic<bool> done{false};
+    int int_kernel_type = -2;
+    CHECK(opf_type_kernel_type(OPF_INT, &int_kernel_type) == OPF_SUCCESS, "kernel type of INT");
     std::thread reducer([&] {
         std::vector<int> in(2 * n, 1), inout(2 * n);
         while (!done.load()) {
             const opf_datatype_t t = current.load();
             if (t == OPF_DATATYPE_NULL) continue;
+            // The introspection calls read the descriptor too (TSan flags a
+            // read of one reclaimed under them).
+            int kernel_type = -1, valid = -1;
+            int rc_kt = opf_type_kernel_type(t, &kernel_type), rc_valid = opf_op_valid_for_type(OPF_SUM, t, &valid);
+            CHECK((rc_kt == OPF_SUCCESS && kernel_type == int_kernel_type) || rc_kt == OPF_ERR_TYPE,
+                  "racing opf_type_kernel_type: rc " + std::to_string(rc_kt));
+            CHECK((rc_valid == OPF_SUCCESS && valid == 1) || rc_valid == OPF_ERR_TYPE,
+                  "racing opf_op_valid_for_type: rc " + std::to_string(rc_valid) + " valid " + std::to_string(valid));
             std::fill(inout.begin(), inout.end(), 7);
             const int rc = opf_reduce_local(in.data(), inout.data(), 1, t, OPF_SUM);
             if (rc == OPF_ERR_TYPE) continue;   // freed before the call resolved it

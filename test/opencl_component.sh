@@ -90,4 +90,4 @@ if [ -x "$top/test/opencl_bench" ]; then
     check "opencl_bench prints cl_mem and base rows" sh -c 'echo "$1" | grep -q " cl_mem " && echo "$1" | grep -q " base "' - "$out"
 fi
 
-summary opencl_component
+summary

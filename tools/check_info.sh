@@ -8,27 +8,9 @@
 #   3. --kernels / --explain --mem KIND: the stream kernels per memory kind,
 #      and a clear error for an unknown kind.
 set -u
-top=${top_builddir:-.}
+check_name=check_info
+. "$(dirname "$0")/../test/check_lib.sh"
 info=$top/tools/opframe_info
-failures=0
-checks=0
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/opf_info.XXXXXX") || exit 1
-trap 'rm -rf "$scratch"' EXIT
-OPF_MCA_PARAM_FILE_USER=
-OPF_MCA_PARAM_FILE_SYSTEM=
-export OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
-
-check() {   # check WHAT COMMAND...
-    checks=$((checks + 1))
-    what=$1
-    shift
-    if "$@"; then :; else
-        echo "FAILED: $what"
-        failures=$((failures + 1))
-    fi
-}
-contains() { case $1 in *"$2"*) return 0 ;; esac; return 1; }
-lacks() { ! contains "$@"; }
 
 # ---- 1. one warning per broken file per run --------------------------------------
 mkdir "$scratch/broken"
@@ -100,5 +82,4 @@ out=$("$info" --explain sum float --mem nosuch 2>&1)
 rc=$?
 check "--explain --mem nosuch: exit status 2 (got $rc)" test $rc -eq 2
 
-echo "check_info: $checks checks, $failures failed"
-[ $failures -eq 0 ]
+summary
