@@ -38,6 +38,8 @@
 
 #include "test/cudastub/cudastub.h"
 
+int reduce_on_stream0_per_thread(const void *in, void *inout, opf_count_t n);   // cuda_cpu_ptds.cpp
+
 namespace {
 
 int failures = 0;
@@ -422,6 +424,25 @@ void check_stream_refusals()
     cudastub::free(o);
 }
 
+// ---- 9: stream 0 is the default stream of the caller's compilation ---------------------
+void check_stream_zero()
+{
+    void *a = cudastub::device_alloc(64, 0), *o = cudastub::device_alloc(64, 0);
+    cudaSetDevice(0);
+    current_check = "stream 0, legacy default stream";
+    int rc = opf_cuda_reduce_local(a, o, 16, OPF_FLOAT, OPF_SUM, 0);
+    check(rc == OPF_SUCCESS && cudastub::last_launch_stream() == nullptr,
+          "stream 0 from code built with the legacy default stream is launched on it (rc %d, stream %p)", rc,
+          cudastub::last_launch_stream());
+    current_check = "stream 0, per-thread default stream";
+    rc = reduce_on_stream0_per_thread(a, o, 16);
+    check(rc == OPF_SUCCESS && cudastub::last_launch_stream() == static_cast<const void *>(cudaStreamPerThread),
+          "stream 0 from code built with --default-stream per-thread is launched on cudaStreamPerThread (rc %d, "
+          "stream %p)", rc, cudastub::last_launch_stream());
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
 // ---- 6: a type with gaps on device memory is refused, before any launch -----------------
 // (it ran one launch, one synchronise and two pointer queries per block: a
 // vector of 1000 x 1 float cost 1000 launches).
@@ -501,6 +522,7 @@ int main(int argc, char **argv)
     if (want("pinned")) check_pinned_managed();
     if (want("refusals")) check_stream_refusals();
     if (want("derived")) check_derived_on_device();
+    if (want("stream0")) check_stream_zero();
     const auto c = cudastub::counters();
     std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
                 " copies, %" PRIu64 " pointer queries (rerun with --seed %" PRIu64 ")\n",

@@ -65,6 +65,7 @@ std::vector<std::unique_ptr<Stream>> streams;
 std::vector<Stream> legacy;   // per device: the legacy / per-thread default streams (one model for both)
 Fault1 faults[kFaultCount];
 Counters count{};
+const void *launch_stream = nullptr;   // as the last launch was given it
 thread_local Context *current = nullptr;
 thread_local cudaError_t last_error = cudaSuccess;
 // The driver's rule: every driver call but cuInit, cuDriverGetVersion and
@@ -303,6 +304,11 @@ Counters counters()
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
     return count;
+}
+const void *last_launch_stream()
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    return launch_stream;
 }
 void register_kernel(const void *func, Invoker invoke, unsigned pointer_args)
 {
@@ -658,6 +664,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     int code = 0;
     if (fault(kLaunch, code)) return fail(cudaError_t(code));
     ++count.launches;
+    launch_stream = s;
     // Every pointer argument must be memory the launch device reaches: its own
     // device memory, managed memory, or pinned host memory (mapped).
     for (unsigned i = 0; i < 32; ++i) {

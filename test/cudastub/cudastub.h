@@ -69,6 +69,8 @@ struct Counters {
     uint64_t launches, threads, copies, pointer_queries, set_device, driver_inits;
 };
 Counters counters();
+// The stream handle the last kernel launch was given, as given (nullptr: 0).
+const void *last_launch_stream();
 
 // For the kernels compiled as C++ (kernel_shim.h): how to call a __global__
 // function of one signature from cudaLaunchKernel's argument array, and which
