@@ -8,12 +8,19 @@
 //      query and still no initialisation while nobody initialised the driver;
 //   3. the application then initialises CUDA and allocates device memory:
 //      device buffers are recognised (the call runs as a kernel launch), host
-//      ones still run on the host; a new opf_init after that needs nothing.
+//      ones still run on the host; a new opf_init after that needs nothing;
+//   4. (a child process, a stand-in without devices) host calls unchanged
+//      after the application's cuInit; a stream call fails with OPF_ERR_OP
+//      and "no CUDA device", found then, not at opf_init.
 //   --bench [SAMPLES]: nanoseconds per opf_reduce_local(SUM, FLOAT) on host
 //      memory for count 1, 64 and 4096, the component loaded (driver not
 //      initialised) and excluded (op=^cuda), alternating in one run; medians.
+#include <cuda.h>
 #include <opframe/cuda.h>
 #include <opframe/opframe.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -101,6 +108,25 @@ int bench(int samples)
     return 0;
 }
 
+// 4. A machine with a driver and no device.
+int no_device()
+{
+    if (start(true) != OPF_SUCCESS) return 1;
+    const char *status = "";
+    check(opf_cuda_available(&status), "without devices, lazily: available (%s)", status);
+    check(host_sums_right(64), "host SUM FLOAT, no devices");
+    check(cuInit(0) == CUDA_SUCCESS, "the application's cuInit");
+    check(host_sums_right(64), "host SUM FLOAT after cuInit, no devices");
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 1, 1, 1};
+    const int rc = opf_cuda_reduce_local(a, b, 4, OPF_FLOAT, OPF_SUM, 0);
+    check(rc == OPF_ERR_OP && std::strstr(opf_last_error(), "no CUDA device") && b[0] == 1.0f,
+          "a stream call without devices: OPF_ERR_OP, \"no CUDA device\", nothing done (rc %d: %s)", rc,
+          opf_last_error());
+    opf_finalize();
+    std::printf("cuda_lazy (no devices): %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -110,6 +136,16 @@ int main(int argc, char **argv)
     setenv("OPF_MCA_PARAM_FILE_USER", "", 1);
     setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
     if (argc > 1 && std::strcmp(argv[1], "--bench") == 0) return bench(argc > 2 ? std::atoi(argv[2]) : 31);
+    // 4 first, in a child: the stand-in reads CUDASTUB_DEVICES at its first use.
+    const pid_t child = fork();
+    if (child == 0) {
+        setenv("CUDASTUB_DEVICES", "0", 1);
+        _exit(no_device());
+    }
+    int child_status = -1;
+    const bool waited = child > 0 && waitpid(child, &child_status, 0) == child;
+    check(waited && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
+          "the checks without devices (wait status %d)", child_status);
 
     // 1. opf_init: the component loads, qualifies, and initialises nothing.
     if (start(true) != OPF_SUCCESS) return 1;

@@ -53,7 +53,10 @@
  *
  * The CUDA runtime is linked statically: the module loads on machines without
  * CUDA libraries, and init_query disqualifies it with the reason (no driver,
- * driver too old, no device). Device pointers and streams of the application's
+ * driver too old; no device only with op_cuda_lazy_init=false). init_query
+ * does not initialise the driver: that happens at the first call that needs
+ * it, and host-memory calls before anyone initialised it ask no pointer query
+ * (see "the driver" below). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
@@ -74,6 +77,7 @@
  *   op_cuda_staging_min_count  mixed host/device calls below this count run on the host (default 4096)
  *   op_cuda_scratch_cache      bytes of staging scratch kept per device between calls (default 64M)
  *   op_cuda_stream_check       check that stream-call buffers are device-accessible (default true)
+ *   op_cuda_lazy_init          initialise the driver at first need, not at opf_init (default true)
  *   op_cuda_verbose            > 0: print CUDA failures to stderr
  *   op_cuda_errors             read-only: CUDA failures in synchronous calls so far
  *   op_cuda_devices            read-only: the CUDA devices found, and the architectures built for
@@ -890,7 +894,7 @@ int set_up_devices(bool list)
         const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
         std::snprintf(setup_reason, sizeof setup_reason, "no CUDA device%s%s%s", visible ? " (CUDA_VISIBLE_DEVICES=\"" : "",
                       visible ? visible : "", visible ? "\")" : "");
-        return OPF_ERR_BUFFER;
+        return OPF_ERR_OP;   // as when the component is not available (cuda.h)
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -927,7 +931,7 @@ int set_up_devices(bool list)
     devices_text = devices_storage.c_str();
     if (!usable) {
         std::snprintf(setup_reason, sizeof setup_reason, "no CUDA device this build has kernels for (%s)", devices_text);
-        return OPF_ERR_BUFFER;
+        return OPF_ERR_OP;
     }
     devices = std::make_unique<Device[]>(size_t(count));
     n_devices = count;

@@ -7,8 +7,12 @@
  *
  * The kernels come from the `cuda` component (opf_op_cuda.so), which opf_init
  * loads from the component path like every other component. If it is not
- * available (no driver, no device, excluded with op=^cuda) the stream calls
- * fail with OPF_ERR_OP and enqueue nothing; opf_cuda_available() tells why.
+ * available (no driver, excluded with op=^cuda) the stream calls fail with
+ * OPF_ERR_OP and enqueue nothing; opf_cuda_available() tells why. opf_init
+ * does not initialise the CUDA driver: the devices are found at the first call
+ * that needs them, so a machine without one answers OPF_ERR_OP ("no CUDA
+ * device") there (op_cuda_lazy_init=false: at opf_init, which then
+ * disqualifies the component).
  *
  * Semantics are the host's (opframe.h), bit for bit: inout[i] = in[i] op
  * inout[i]; out[i] = in1[i] op in2[i], where out may be exactly in1 or in2
