@@ -9,6 +9,7 @@
 //   3. the application then initialises CUDA and allocates device memory:
 //      device buffers are recognised (the call runs as a kernel launch), host
 //      ones still run on the host; a new opf_init after that needs nothing;
+//      devices that cannot be set up make device calls fail, never guessed host;
 //   4. (a child process, a stand-in without devices) host calls unchanged
 //      after the application's cuInit; a stream call fails with OPF_ERR_OP
 //      and "no CUDA device", found then, not at opf_init.
@@ -191,10 +192,22 @@ int main(int argc, char **argv)
     cudastub::copy_from_device(back.data(), dev, n * sizeof(float));
     check(rc == OPF_SUCCESS && back[0] == 8.0f, "SUM on device memory after a new opf_init (rc %d, [0] = %g)", rc,
           double(back[0]));
+    opf_finalize();
+
+    // Devices that cannot be set up (here: op_cuda_device names none) while
+    // device memory exists: the call fails with the reason; host code never
+    // runs on device memory.
+    setenv("OPF_MCA_op_cuda_device", "7", 1);
+    if (start(true) != OPF_SUCCESS) return 1;
+    rc = opf_reduce_local(dev, dev, n, OPF_FLOAT, OPF_SUM);
+    check(rc == OPF_ERR_ARG && std::strstr(opf_last_error(), "op_cuda_device=7"),
+          "device memory with op_cuda_device=7 of 2 devices: refused with the reason (rc %d: %s)", rc,
+          opf_last_error());
+    opf_finalize();
+    unsetenv("OPF_MCA_op_cuda_device");
     check(cudastub::counters().driver_inits == 1, "the driver was initialised %llu times in all",
           (unsigned long long)cudastub::counters().driver_inits);
     cudastub::free(dev);
-    opf_finalize();
     c = cudastub::counters();
     std::printf("cuda_lazy: %d checks, %d failed (stand-in: %llu initialisations, %llu pointer queries, %llu "
                 "launches)\n", checks, failures, (unsigned long long)c.driver_inits,

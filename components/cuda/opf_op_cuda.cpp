@@ -413,9 +413,13 @@ int memory_kind = -1;   // "cuda", registered at init_query
 // Unknown memory is claimed too, so that the call reaches this component and
 // is refused with the reason instead of running the host base on it. Before
 // the driver is initialised (a host-only process), no pointer is asked about.
+// Device memory is claimed even where the devices could not be set up: the
+// call then fails with the reason (require_devices) instead of crashing in
+// host code.
 int claims(const void *ptr)
 {
-    if (!ptr || !driver_initialised() || devices_ready() != OPF_SUCCESS) return 0;
+    if (!ptr || !driver_initialised()) return 0;
+    devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
     const Buf b = classify(ptr);
     return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
 }
