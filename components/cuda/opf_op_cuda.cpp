@@ -141,7 +141,6 @@ const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "P
 // set up at the first call that needs them (set_up_devices).
 using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 struct Driver {
-    CUresult (*driver_version)(int *);
     CUresult (*pointer_attributes)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
     CUresult (*ctx_get_current)(CUcontext *);
     CUresult (*ctx_set_current)(CUcontext);
@@ -838,20 +837,19 @@ int register_params()
 int open_driver(char *reason, size_t reason_len)
 {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);   // kept: the module is resident too
+    CUresult (*get_version)(int *) = nullptr;
     GetProcAddress get_proc = nullptr;
     if (lib) {
-        driver.driver_version = reinterpret_cast<CUresult (*)(int *)>(dlsym(lib, "cuDriverGetVersion"));
+        get_version = reinterpret_cast<CUresult (*)(int *)>(dlsym(lib, "cuDriverGetVersion"));
         get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
     }
     int version = 0;
-    if (!lib || !driver.driver_version || driver.driver_version(&version) != CUDA_SUCCESS || version <= 0) {
-        driver = Driver{};
+    if (!get_version || get_version(&version) != CUDA_SUCCESS || version <= 0) {
         std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
         return 1;
     }
     // Minor version compatibility: a runtime of CUDA X.y runs on a driver of any X.z.
     if (version / 1000 < CUDART_VERSION / 1000 || !get_proc) {
-        driver = Driver{};
         std::snprintf(reason, reason_len,
                       "CUDA driver too old: it supports CUDA %d.%d, this component's runtime needs %d.%d",
                       version / 1000, version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
