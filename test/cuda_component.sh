@@ -4,8 +4,10 @@
 #   1. the module loads, and opframe_info lists it as "disqualified: <reason>"
 #      (no CUDA driver / driver too old / no CUDA device);
 #   2. with a stand-in driver (test/cuda_fake_driver.c as libcuda.so.1) the
-#      reasons for "no CUDA device", "CUDA_VISIBLE_DEVICES=" and "driver too
-#      old" show, and the library still reduces on host memory each time;
+#      reasons for "no CUDA device", "CUDA_VISIBLE_DEVICES=" (both found at
+#      opf_init only with op_cuda_lazy_init=false) and "driver too old" show,
+#      and the library still reduces on host memory each time; by default
+#      (lazy) opf_init and host reductions never call cuInit (issue 13, defect 7);
 #   3. host memory works unchanged with the component loaded: test/conformance
 #      passes and the selected host table is the one without the component;
 #   4. test/cuda_semantics: the kernels' arithmetic and work split, on the
@@ -30,8 +32,8 @@ if [ ! -f "$dir/opf_op_cuda.so" ]; then
     exit 1
 fi
 
-# 1. The module loads and says what it found.
-line=$(status_line)
+# 1. The module loads and says what it found (the devices counted at opf_init).
+line=$(status_line OPF_MCA_op_cuda_lazy_init=false)
 echo "$line"
 check "the module loads and is listed" matches "$line" "*MCA op: cuda (*"
 available=no
@@ -42,7 +44,7 @@ case $line in
 esac
 params=$("$info" --param op cuda --level 9 2>&1)
 for p in op_cuda_priority op_cuda_device op_cuda_block_size op_cuda_max_blocks op_cuda_staging_min_count \
-    op_cuda_scratch_cache op_cuda_stream_check op_cuda_errors op_cuda_devices; do
+    op_cuda_scratch_cache op_cuda_stream_check op_cuda_lazy_init op_cuda_errors op_cuda_devices; do
     check "parameter $p is declared" matches "$params" "*\"$p\"*"
 done
 echo "$params" | grep -A1 '"op_cuda_devices"' | head -1
@@ -57,15 +59,28 @@ if [ -f "$fake" ]; then
     mkdir "$scratch/driver"
     cp "$fake" "$scratch/driver/libcuda.so.1"
     lib=$scratch/driver${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    line=$(status_line LD_LIBRARY_PATH="$lib")
+    eager=OPF_MCA_op_cuda_lazy_init=false
+    line=$(status_line LD_LIBRARY_PATH="$lib" $eager)
     echo "$line"
     check "no device: reason" matches "$line" "*disqualified: no CUDA device"
-    line=$(status_line LD_LIBRARY_PATH="$lib" CUDA_VISIBLE_DEVICES=)
+    line=$(status_line LD_LIBRARY_PATH="$lib" $eager CUDA_VISIBLE_DEVICES=)
     echo "$line"
     check "CUDA_VISIBLE_DEVICES empty: reason" matches "$line" '*disqualified: no CUDA device (CUDA_VISIBLE_DEVICES="")'
     line=$(status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_VERSION=12040)
     echo "$line"
     check "old driver: reason" matches "$line" "*disqualified: CUDA driver too old: it supports CUDA 12.4*"
+    # Lazy (the default): available, and nothing calls cuInit, neither
+    # opf_init nor host reductions with the component loaded.
+    log=$scratch/cuinit.log
+    line=$(status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_LOG="$log")
+    echo "$line"
+    check "lazy: available without initialising the driver" matches "$line" "*MCA op: cuda (*available*"
+    check "host reductions with the component loaded" env LD_LIBRARY_PATH="$lib" FAKE_CUDA_LOG="$log" \
+        "$top/test/conformance" --quick --provider selected
+    check "lazy: opf_init and host reductions call no cuInit ($(cat "$log" 2>/dev/null | wc -l) calls)" \
+        test ! -s "$log"
+    status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_LOG="$log" $eager > /dev/null
+    check "op_cuda_lazy_init=false: opf_init calls cuInit" test -s "$log"
     for env in "FAKE_CUDA_INIT=100" "FAKE_CUDA_VERSION=12040"; do
         check "host reductions with a disqualified component ($env)" \
             env LD_LIBRARY_PATH="$lib" $env "$top/test/conformance" --quick --provider base --provider selected

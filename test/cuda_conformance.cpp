@@ -358,9 +358,7 @@ int main(int argc, char **argv)
                     "(is OPF_MCA_mca_component_path set to its directory?)\n", status);
         return 1;
     }
-    char text[1024] = "";
-    opf_param_get("op_cuda_devices", text, sizeof text);
-    std::printf("cuda component: %s; %s\n", status, text);
+    std::printf("cuda component: %s\n", status);
 
     Harness h;
     char value[64] = "";
@@ -435,6 +433,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; ++k)
         for (int i = 0; i < 3; ++i) delete h.regions[k][i];
     cudaStreamDestroy(h.stream);
+    char text[1024] = "";   // known once the devices are set up (at the first call on them)
+    opf_param_get("op_cuda_devices", text, sizeof text);
+    std::printf("cuda component devices: %s\n", text);
     std::printf("cuda_conformance: %d slots, %lld checks, %d failed (rerun with --seed %" PRIu64 ")\n", n_slots,
                 checks, failures, seed);
     return failures ? 1 : 0;

@@ -38,6 +38,8 @@
 
 #include "test/cudastub/cudastub.h"
 
+int reduce_on_stream0_per_thread(const void *in, void *inout, opf_count_t n);   // cuda_cpu_ptds.cpp
+
 namespace {
 
 int failures = 0;
@@ -422,6 +424,67 @@ void check_stream_refusals()
     cudastub::free(o);
 }
 
+// ---- 9: stream 0 is the default stream of the caller's compilation ---------------------
+void check_stream_zero()
+{
+    void *a = cudastub::device_alloc(64, 0), *o = cudastub::device_alloc(64, 0);
+    cudaSetDevice(0);
+    current_check = "stream 0, legacy default stream";
+    int rc = opf_cuda_reduce_local(a, o, 16, OPF_FLOAT, OPF_SUM, 0);
+    check(rc == OPF_SUCCESS && cudastub::last_launch_stream() == nullptr,
+          "stream 0 from code built with the legacy default stream is launched on it (rc %d, stream %p)", rc,
+          cudastub::last_launch_stream());
+    current_check = "stream 0, per-thread default stream";
+    rc = reduce_on_stream0_per_thread(a, o, 16);
+    check(rc == OPF_SUCCESS && cudastub::last_launch_stream() == static_cast<const void *>(cudaStreamPerThread),
+          "stream 0 from code built with --default-stream per-thread is launched on cudaStreamPerThread (rc %d, "
+          "stream %p)", rc, cudastub::last_launch_stream());
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
+// ---- 6: a type with gaps on device memory is refused, before any launch -----------------
+// (it ran one launch, one synchronise and two pointer queries per block: a
+// vector of 1000 x 1 float cost 1000 launches).
+void check_derived_on_device()
+{
+    const int n = 2000;
+    std::vector<float> twos(n, 2.0f), back(n);
+    void *a = cudastub::device_alloc(n * sizeof(float), 0), *o = cudastub::device_alloc(n * sizeof(float), 0);
+    cudastub::copy_to_device(a, twos.data(), n * sizeof(float));
+    cudastub::copy_to_device(o, twos.data(), n * sizeof(float));
+    opf_datatype_t vec = OPF_DATATYPE_NULL, contig = OPF_DATATYPE_NULL;
+    opf_type_vector(1000, 1, 2, OPF_FLOAT, &vec);
+    opf_type_commit(&vec);
+    for (const bool three : {false, true}) {
+        current_check = three ? "vector on device memory, 3 buffers" : "vector on device memory";
+        const uint64_t launches = cudastub::counters().launches;
+        const int rc = three ? opf_reduce_local3(a, o, o, 1, vec, OPF_SUM) : opf_reduce_local(a, o, 1, vec, OPF_SUM);
+        const std::string msg = opf_last_error();
+        cudastub::copy_from_device(back.data(), o, n * sizeof(float));
+        check(rc == OPF_ERR_TYPE && msg.find("contiguous") != std::string::npos &&
+                  msg.find(three ? "opf_reduce_local3" : "opf_reduce_local") != std::string::npos &&
+                  cudastub::counters().launches == launches && back[0] == 2.0f,
+              "%s is refused with the reason, nothing launched or written (rc %d, %llu launches, [0] = %g: \"%s\")",
+              current_check, rc, (unsigned long long)(cudastub::counters().launches - launches), double(back[0]),
+              msg.c_str());
+    }
+    // A contiguous derived type is one launch over the whole buffer.
+    opf_type_contiguous(1000, OPF_FLOAT, &contig);
+    opf_type_commit(&contig);
+    current_check = "contiguous(1000, FLOAT) on device memory";
+    const uint64_t launches = cudastub::counters().launches;
+    const int rc = opf_reduce_local(a, o, 2, contig, OPF_SUM);
+    cudastub::copy_from_device(back.data(), o, n * sizeof(float));
+    check(rc == OPF_SUCCESS && cudastub::counters().launches == launches + 1 && back[0] == 4.0f && back[n - 1] == 4.0f,
+          "%s: one launch (rc %d, %llu launches, [n-1] = %g)", current_check, rc,
+          (unsigned long long)(cudastub::counters().launches - launches), double(back[n - 1]));
+    opf_type_free(&contig);
+    opf_type_free(&vec);
+    cudastub::free(a);
+    cudastub::free(o);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -458,6 +521,8 @@ int main(int argc, char **argv)
     if (want("query")) check_failed_query();
     if (want("pinned")) check_pinned_managed();
     if (want("refusals")) check_stream_refusals();
+    if (want("derived")) check_derived_on_device();
+    if (want("stream0")) check_stream_zero();
     const auto c = cudastub::counters();
     std::printf("cuda_cpu: %lld checks, %d failed; stand-in: %" PRIu64 " launches, %" PRIu64 " grid threads, %" PRIu64
                 " copies, %" PRIu64 " pointer queries (rerun with --seed %" PRIu64 ")\n",

@@ -53,7 +53,8 @@ echo "+ g++ ... components/cuda/opf_op_cuda.cpp test/cudastub/cuda_kernels_cpu.c
 if g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -fno-strict-aliasing -ffp-contract=off -fno-fast-math \
     -Wno-unknown-pragmas -DHAVE_CONFIG_H -I. -Iinclude $cuda_cppflags \
     components/cuda/opf_op_cuda.cpp test/cudastub/cuda_kernels_cpu.cpp \
-    -o "$scratch/host/opf_op_cuda.so" -L.libs -lopframe -Ltest/cudastub/.libs -lcudastub; then
+    -o "$scratch/host/opf_op_cuda.so" -L.libs -lopframe -Ltest/cudastub/.libs -lcudastub \
+    -Wl,-rpath,"$CI_ROOT/test/cudastub/.libs"; then
     passed=$((passed + 1))
     OPF_MCA_mca_component_path=$scratch/host
     run 0 test/cuda_cpu --seed 47

@@ -53,7 +53,10 @@
  *
  * The CUDA runtime is linked statically: the module loads on machines without
  * CUDA libraries, and init_query disqualifies it with the reason (no driver,
- * driver too old, no device). Device pointers and streams of the application's
+ * driver too old; no device only with op_cuda_lazy_init=false). init_query
+ * does not initialise the driver: that happens at the first call that needs
+ * it, and host-memory calls before anyone initialised it ask no pointer query
+ * (see "the driver" below). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
@@ -74,6 +77,7 @@
  *   op_cuda_staging_min_count  mixed host/device calls below this count run on the host (default 4096)
  *   op_cuda_scratch_cache      bytes of staging scratch kept per device between calls (default 64M)
  *   op_cuda_stream_check       check that stream-call buffers are device-accessible (default true)
+ *   op_cuda_lazy_init          initialise the driver at first need, not at opf_init (default true)
  *   op_cuda_verbose            > 0: print CUDA failures to stderr
  *   op_cuda_errors             read-only: CUDA failures in synchronous calls so far
  *   op_cuda_devices            read-only: the CUDA devices found, and the architectures built for
@@ -94,7 +98,9 @@
 #include <string>
 #include <utility>
 
-#include <cuda.h>   // driver API types only: the functions come from cudaGetDriverEntryPointByVersion
+#include <dlfcn.h>
+
+#include <cuda.h>   // driver API types only: the functions come from cuGetProcAddress
 #include <cuda_runtime_api.h>
 
 #include "base/matrix.h"
@@ -116,6 +122,7 @@ int64_t max_blocks_param = 0;
 int64_t staging_min_count = 4096;
 int64_t scratch_cache = 64 << 20;
 int stream_check = 1;
+int lazy_init = 1;
 int64_t verbose = 0;
 int64_t errors = 0;
 const char *devices_text = "";
@@ -124,7 +131,15 @@ std::string devices_storage;
 const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR",
                                               "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
 
-// ---- the driver entry points used (cudaGetDriverEntryPointByVersion) -----------------
+// ---- the driver ----------------------------------------------------------------------
+// The component opens libcuda.so.1 itself and takes its entry points from
+// cuGetProcAddress: neither initialises the driver. Any call into the CUDA
+// runtime would: CUDA 13's static runtime calls cuInit on its first call,
+// cudaDriverGetVersion included (seen with test/cuda_fake_driver.c). So
+// opf_init costs a host-only process no cuInit (0.1 s to seconds, and CUDA
+// unusable in children forked afterwards): the runtime and the devices are
+// set up at the first call that needs them (set_up_devices).
+using GetProcAddress = CUresult (*)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 struct Driver {
     CUresult (*pointer_attributes)(unsigned int, CUpointer_attribute *, void **, CUdeviceptr);
     CUresult (*ctx_get_current)(CUcontext *);
@@ -134,6 +149,21 @@ struct Driver {
     CUresult (*primary_release)(CUdevice);
 };
 Driver driver{};
+int driver_version = 0;
+
+// Whether anyone in this process (the application, a library, this component)
+// has initialised the driver: before that no device memory can exist. Asked
+// of the driver (one cuCtxGetCurrent, which answers CUDA_ERROR_NOT_INITIALIZED
+// until cuInit) until it says yes; that is remembered.
+std::atomic<bool> driver_live{false};
+bool driver_initialised()
+{
+    if (driver_live.load(std::memory_order_relaxed)) [[likely]] return true;
+    CUcontext ctx = nullptr;
+    if (!driver.ctx_get_current || driver.ctx_get_current(&ctx) == CUDA_ERROR_NOT_INITIALIZED) return false;
+    driver_live.store(true, std::memory_order_relaxed);
+    return true;
+}
 
 // The primary context of `dev` when it is active, else nullptr (no memory of it
 // can exist then); the retain does not create it, and is given back at once.
@@ -163,6 +193,39 @@ struct Device {
 int n_devices = 0;
 std::unique_ptr<Device[]> devices;
 int extent_of[OPF_KT_COUNT];
+
+// The devices are set up once, at the first call that needs them (or at
+// init_query when op_cuda_lazy_init is false); the outcome is kept.
+enum SetupState { kNotSetUp, kSetUp, kSetupFailed };
+std::atomic<int> setup_state{kNotSetUp};
+int setup_code = OPF_SUCCESS;
+char setup_reason[512];
+std::mutex setup_mutex;
+int set_up_devices(bool list);
+
+// OPF_SUCCESS once the devices are set up, else the code of why not (the
+// reason in setup_reason).
+int devices_ready(bool list = false)
+{
+    int state = setup_state.load(std::memory_order_acquire);
+    if (state == kNotSetUp) [[unlikely]] {
+        std::lock_guard<std::mutex> lock(setup_mutex);
+        state = setup_state.load(std::memory_order_relaxed);
+        if (state == kNotSetUp) {
+            setup_code = set_up_devices(list);
+            state = setup_code == OPF_SUCCESS ? kSetUp : kSetupFailed;
+            setup_state.store(state, std::memory_order_release);
+        }
+    }
+    return state == kSetUp ? OPF_SUCCESS : setup_code;
+}
+
+// The same, made the calling thread's error when the devices are unusable.
+int require_devices()
+{
+    const int rc = devices_ready();
+    return rc == OPF_SUCCESS ? rc : opf_component_set_error(rc, "%s", setup_reason);
+}
 
 // Where each kernel type's data bytes are (component.h: kernels and copies
 // touch them only: not a pair's padding, not past the last element's data).
@@ -347,9 +410,15 @@ bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::
 int memory_kind = -1;   // "cuda", registered at init_query
 
 // Unknown memory is claimed too, so that the call reaches this component and
-// is refused with the reason instead of running the host base on it.
+// is refused with the reason instead of running the host base on it. Before
+// the driver is initialised (a host-only process), no pointer is asked about.
+// Device memory is claimed even where the devices could not be set up: the
+// call then fails with the reason (require_devices) instead of crashing in
+// host code.
 int claims(const void *ptr)
 {
+    if (!ptr || !driver_initialised()) return 0;
+    devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
     const Buf b = classify(ptr);
     return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
 }
@@ -490,6 +559,7 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
     if (n <= 0) return OPF_SUCCESS;
     if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
+    if (int rc = require_devices()) return rc;
     const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
     const Buf A = classify(a);
     const Buf B = b == a ? A : classify(b);
@@ -572,6 +642,7 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
 int copy_call(int kt, const void *src, void *dst, int64_t n)
 {
     if (n <= 0 || src == dst) return OPF_SUCCESS;
+    if (int rc = require_devices()) return rc;
     const Buf S = classify(src), D = classify(dst);
     for (const Buf *w : {&S, &D})
         if (w->where == Where::Unknown)
@@ -625,6 +696,7 @@ int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n,
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
     if (!k) return opf_component_set_error(OPF_ERR_OP, "no kernel in this build");
     if (n <= 0) return OPF_SUCCESS;
+    if (int rc = require_devices()) return rc;
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     int dev = 0;
     if (int rc = stream_device(stream, dev)) return rc;
@@ -652,6 +724,7 @@ int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n,
 int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
 {
     if (n <= 0 || src == dst) return OPF_SUCCESS;
+    if (int rc = require_devices()) return rc;
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     int dev = 0;
     if (int rc = stream_device(stream, dev)) return rc;
@@ -741,6 +814,11 @@ int register_params()
          "Check that the buffers of a stream call are accessible from the stream's device (one driver query per "
          "buffer); false trusts the caller",
          5, OPF_PARAM_SETTABLE, nullptr, nullptr, &stream_check},
+        {"op_cuda_lazy_init", OPF_PARAM_BOOL, "true",
+         "Initialise the CUDA driver at the first call that needs it (a device buffer, a stream call), so that "
+         "host-only processes never pay for it; false: at opf_init, which lists the devices (opframe_info --hw) "
+         "and disqualifies the component where there is none",
+         4, OPF_PARAM_SETTABLE, nullptr, nullptr, &lazy_init},
         {"op_cuda_verbose", OPF_PARAM_INT, "0", "Print CUDA failures of the cuda component to stderr when > 0", 5,
          OPF_PARAM_SETTABLE, nullptr, nullptr, &verbose},
         {"op_cuda_errors", OPF_PARAM_INT, "0",
@@ -754,43 +832,82 @@ int register_params()
     return 0;
 }
 
-int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
+// Opens the driver without initialising it: libcuda.so.1, its version, and
+// the entry points the component calls (cuGetProcAddress). 0, or 1 with the reason.
+int open_driver(char *reason, size_t reason_len)
 {
-    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) extent_of[kt] = opf_kernel_type_extent(kt);
-    const std::string built = std::string("kernels for ") + opf_cuda::arch_list() + " (CUDA runtime " +
-                              std::to_string(CUDART_VERSION / 1000) + "." +
-                              std::to_string(CUDART_VERSION % 1000 / 10) + ", linked statically)";
-    devices_storage = built;
-    devices_text = devices_storage.c_str();
-    int driver_version = 0;
-    cudaDriverGetVersion(&driver_version);
-    if (driver_version == 0) {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);   // kept: the module is resident too
+    CUresult (*get_version)(int *) = nullptr;
+    GetProcAddress get_proc = nullptr;
+    if (lib) {
+        get_version = reinterpret_cast<CUresult (*)(int *)>(dlsym(lib, "cuDriverGetVersion"));
+        get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
+    }
+    int version = 0;
+    if (!get_version || get_version(&version) != CUDA_SUCCESS || version <= 0) {
         std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
         return 1;
     }
-    int count = 0;
-    const cudaError_t e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorInsufficientDriver) {
+    // Minor version compatibility: a runtime of CUDA X.y runs on a driver of any X.z.
+    if (version / 1000 < CUDART_VERSION / 1000 || !get_proc) {
         std::snprintf(reason, reason_len,
                       "CUDA driver too old: it supports CUDA %d.%d, this component's runtime needs %d.%d",
-                      driver_version / 1000, driver_version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+                      version / 1000, version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
         return 1;
     }
+    const struct {
+        const char *name;
+        void **fn;
+        int version;
+    } entry_points[] = {
+        {"cuPointerGetAttributes", reinterpret_cast<void **>(&driver.pointer_attributes), 7000},
+        {"cuCtxGetCurrent", reinterpret_cast<void **>(&driver.ctx_get_current), 4000},
+        {"cuCtxSetCurrent", reinterpret_cast<void **>(&driver.ctx_set_current), 4000},
+        {"cuDevicePrimaryCtxGetState", reinterpret_cast<void **>(&driver.primary_state), 7000},
+        {"cuDevicePrimaryCtxRetain", reinterpret_cast<void **>(&driver.primary_retain), 7000},
+        {"cuDevicePrimaryCtxRelease", reinterpret_cast<void **>(&driver.primary_release), 11000},
+    };
+    for (const auto &ep : entry_points) {
+        CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        if (get_proc(ep.name, ep.fn, ep.version, CU_GET_PROC_ADDRESS_DEFAULT, &found) != CUDA_SUCCESS ||
+            found != CU_GET_PROC_ADDRESS_SUCCESS || !*ep.fn) {
+            driver = Driver{};
+            std::snprintf(reason, reason_len, "the CUDA driver does not provide %s", ep.name);
+            return 1;
+        }
+    }
+    driver_version = version;
+    return 0;
+}
+
+// Counts the devices and describes them (op_cuda_devices); the first call into
+// the CUDA runtime, so the driver is initialised here. `list`: add them to
+// opframe_info's devices (only while init_query runs). OPF_SUCCESS, or an
+// OPF_* code with the reason in setup_reason.
+int set_up_devices(bool list)
+{
+    const std::string built = std::string("kernels for ") + opf_cuda::arch_list() + " (CUDA runtime " +
+                              std::to_string(CUDART_VERSION / 1000) + "." +
+                              std::to_string(CUDART_VERSION % 1000 / 10) + ", linked statically); driver " +
+                              std::to_string(driver_version / 1000) + "." + std::to_string(driver_version % 1000 / 10);
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
     if (e == cudaErrorNoDevice || (e == cudaSuccess && count <= 0)) {
         const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
-        std::snprintf(reason, reason_len, "no CUDA device%s%s%s", visible ? " (CUDA_VISIBLE_DEVICES=\"" : "",
+        std::snprintf(setup_reason, sizeof setup_reason, "no CUDA device%s%s%s", visible ? " (CUDA_VISIBLE_DEVICES=\"" : "",
                       visible ? visible : "", visible ? "\")" : "");
-        return 1;
+        return OPF_ERR_OP;   // as when the component is not available (cuda.h)
     }
     if (e != cudaSuccess) {
-        std::snprintf(reason, reason_len, "CUDA initialisation failed: %s (%s)", cudaGetErrorName(e),
+        cudaGetLastError();
+        std::snprintf(setup_reason, sizeof setup_reason, "CUDA initialisation failed: %s (%s)", cudaGetErrorName(e),
                       cudaGetErrorString(e));
-        return 1;
+        return OPF_ERR_INTERN;
     }
     if (device_param >= count) {
-        std::snprintf(reason, reason_len, "op_cuda_device=%lld, but there %s %d CUDA device%s",
+        std::snprintf(setup_reason, sizeof setup_reason, "op_cuda_device=%lld, but there %s %d CUDA device%s",
                       (long long)device_param, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
-        return 1;
+        return OPF_ERR_ARG;
     }
     std::string text;
     int usable = 0;
@@ -807,52 +924,51 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         std::snprintf(line, sizeof line, "%s%d: %s (sm_%d%d, %d SMs%s)", text.empty() ? "" : "; ", dev,
                       named ? prop.name : "?", major, minor, sms, ok ? "" : ", no kernels for it");
         text += line;
-        if (ok) {   // opframe_info --hw lists it (component_device.h); hwloc names CUDA devices cuda<N>
+        if (ok && list) {   // opframe_info --hw lists it (component_device.h); hwloc names CUDA devices cuda<N>
             std::snprintf(line, sizeof line, "%s (sm_%d%d, %d SMs)", named ? prop.name : "?", major, minor, sms);
             opf_component_device_add("cuda", ("cuda" + std::to_string(dev)).c_str(), "gpu", line);
         }
     }
-    devices_storage = text + "; " + built + "; driver " + std::to_string(driver_version / 1000) + "." +
-                      std::to_string(driver_version % 1000 / 10);
+    devices_storage = text + "; " + built;
     devices_text = devices_storage.c_str();
     if (!usable) {
-        std::snprintf(reason, reason_len, "no CUDA device this build has kernels for (%s)", devices_text);
-        return 1;
+        std::snprintf(setup_reason, sizeof setup_reason, "no CUDA device this build has kernels for (%s)", devices_text);
+        return OPF_ERR_OP;
     }
-    const struct {
-        const char *name;
-        void **fn;
-        unsigned version;
-    } entry_points[] = {
-        {"cuPointerGetAttributes", reinterpret_cast<void **>(&driver.pointer_attributes), 7000},
-        {"cuCtxGetCurrent", reinterpret_cast<void **>(&driver.ctx_get_current), 4000},
-        {"cuCtxSetCurrent", reinterpret_cast<void **>(&driver.ctx_set_current), 4000},
-        {"cuDevicePrimaryCtxGetState", reinterpret_cast<void **>(&driver.primary_state), 7000},
-        {"cuDevicePrimaryCtxRetain", reinterpret_cast<void **>(&driver.primary_retain), 7000},
-        {"cuDevicePrimaryCtxRelease", reinterpret_cast<void **>(&driver.primary_release), 11000},
-    };
-    for (const auto &ep : entry_points) {
-        cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-        if (cudaGetDriverEntryPointByVersion(ep.name, ep.fn, ep.version, cudaEnableDefault, &found) != cudaSuccess ||
-            found != cudaDriverEntryPointSuccess || !*ep.fn) {
-            driver = Driver{};
-            std::snprintf(reason, reason_len, "the CUDA driver does not provide %s", ep.name);
+    devices = std::make_unique<Device[]>(size_t(count));
+    n_devices = count;
+    return OPF_SUCCESS;
+}
+
+int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
+{
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) extent_of[kt] = opf_kernel_type_extent(kt);
+    devices_storage = std::string("kernels for ") + opf_cuda::arch_list() + " (CUDA runtime " +
+                      std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10) +
+                      ", linked statically)";
+    devices_text = devices_storage.c_str();
+    if (open_driver(reason, reason_len)) return 1;
+    setup_state.store(kNotSetUp, std::memory_order_relaxed);
+    if (!lazy_init) {   // now: the devices listed, the component disqualified where there is none
+        if (devices_ready(true) != OPF_SUCCESS) {
+            std::snprintf(reason, reason_len, "%s", setup_reason);
             return 1;
         }
+    } else {
+        devices_storage += "; devices: found at the first call that needs the driver (op_cuda_lazy_init)";
+        devices_text = devices_storage.c_str();
     }
     memory_kind = opf_memory_kind_register("cuda", claims);
     if (memory_kind < 0) {
         std::snprintf(reason, reason_len, "memory kind \"cuda\" is taken");
         return 1;
     }
-    n_devices = count;
-    devices = std::make_unique<Device[]>(size_t(count));
     return 0;
 }
 
 int op_query(int op_id, opf_module_t *module)
 {
-    if (!n_devices || op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
+    if (!driver.pointer_attributes || op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         if (!serves(op_id, kt)) continue;
@@ -881,6 +997,8 @@ void close_component()
     devices.reset();
     n_devices = 0;
     driver = Driver{};
+    driver_live.store(false, std::memory_order_relaxed);
+    setup_state.store(kNotSetUp, std::memory_order_relaxed);
     memory_kind = -1;
     devices_text = "";
 }

@@ -7,8 +7,12 @@
  *
  * The kernels come from the `cuda` component (opf_op_cuda.so), which opf_init
  * loads from the component path like every other component. If it is not
- * available (no driver, no device, excluded with op=^cuda) the stream calls
- * fail with OPF_ERR_OP and enqueue nothing; opf_cuda_available() tells why.
+ * available (no driver, excluded with op=^cuda) the stream calls fail with
+ * OPF_ERR_OP and enqueue nothing; opf_cuda_available() tells why. opf_init
+ * does not initialise the CUDA driver: the devices are found at the first call
+ * that needs them, so a machine without one answers OPF_ERR_OP ("no CUDA
+ * device") there (op_cuda_lazy_init=false: at opf_init, which then
+ * disqualifies the component).
  *
  * Semantics are the host's (opframe.h), bit for bit: inout[i] = in[i] op
  * inout[i]; out[i] = in1[i] op in2[i], where out may be exactly in1 or in2
@@ -61,18 +65,31 @@ static inline int opf_cuda_memory_kind(void)
     return kind;
 }
 
+/* Stream 0 means what it means where the call is compiled: the per-thread
+ * default stream under nvcc --default-stream per-thread (which defines
+ * CUDA_API_PER_THREAD_DEFAULT_STREAM), else the legacy one. The component
+ * cannot tell, so these inline wrappers, compiled with the caller, say which. */
+static inline void *opf_cuda_stream_(cudaStream_t stream)
+{
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM
+    if (!stream) return (void *)cudaStreamPerThread;
+#endif
+    return (void *)stream;
+}
+
 /* inout = in op inout, enqueued on `stream`. */
 static inline int opf_cuda_reduce_local(const void *in, void *inout, opf_count_t count, opf_datatype_t datatype,
                                         opf_op_t op, cudaStream_t stream)
 {
-    return opf_reduce_local_stream(in, inout, count, datatype, op, opf_cuda_memory_kind(), (void *)stream);
+    return opf_reduce_local_stream(in, inout, count, datatype, op, opf_cuda_memory_kind(), opf_cuda_stream_(stream));
 }
 
 /* out = in1 op in2, enqueued on `stream`; out may be in1 or in2. */
 static inline int opf_cuda_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                                          opf_datatype_t datatype, opf_op_t op, cudaStream_t stream)
 {
-    return opf_reduce_local3_stream(in1, in2, out, count, datatype, op, opf_cuda_memory_kind(), (void *)stream);
+    return opf_reduce_local3_stream(in1, in2, out, count, datatype, op, opf_cuda_memory_kind(),
+                                    opf_cuda_stream_(stream));
 }
 
 /* 1 if the cuda component is loaded and available, else 0; `status` (may be

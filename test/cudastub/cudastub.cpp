@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -64,10 +65,16 @@ std::vector<std::unique_ptr<Stream>> streams;
 std::vector<Stream> legacy;   // per device: the legacy / per-thread default streams (one model for both)
 Fault1 faults[kFaultCount];
 Counters count{};
+const void *launch_stream = nullptr;   // as the last launch was given it
 thread_local Context *current = nullptr;
 thread_local cudaError_t last_error = cudaSuccess;
+// The driver's rule: every driver call but cuInit, cuDriverGetVersion and
+// cuGetProcAddress answers CUDA_ERROR_NOT_INITIALIZED until cuInit; the
+// runtime calls cuInit on its first call.
+std::atomic<bool> initialized{false};
 
-void setup()
+// The devices and their primary contexts (what the machine has, initialised or not).
+void model()
 {
     if (n_devices) return;
     const char *env = std::getenv("CUDASTUB_DEVICES");
@@ -76,6 +83,20 @@ void setup()
     primary_active.assign(std::size_t(n_devices), false);
     legacy.resize(std::size_t(n_devices));
     for (int d = 0; d < n_devices; ++d) legacy[std::size_t(d)].device = d;
+}
+
+void init_driver()
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    ++count.driver_inits;
+    initialized.store(true);
+}
+
+// The runtime's first call initialises the driver.
+void setup()
+{
+    model();
+    if (!initialized.load()) init_driver();
 }
 
 bool fault(Fault kind, int &code)
@@ -250,13 +271,13 @@ bool is_device(const void *p)
 int device_count()
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    setup();
+    model();
     return n_devices;
 }
 void *primary_context(int device)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    setup();
+    model();
     return device >= 0 && device < n_devices ? contexts[std::size_t(device)].get() : nullptr;
 }
 void *create_context(int device)
@@ -284,6 +305,11 @@ Counters counters()
     std::lock_guard<std::recursive_mutex> lock(mu);
     return count;
 }
+const void *last_launch_stream()
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    return launch_stream;
+}
 void register_kernel(const void *func, Invoker invoke, unsigned pointer_args)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
@@ -294,13 +320,14 @@ void register_kernel(const void *func, Invoker invoke, unsigned pointer_args)
 
 using namespace cudastub;
 
-// ---- driver entry points (reached through cudaGetDriverEntryPointByVersion) ---------------
+// ---- driver entry points (reached through cuGetProcAddress) ------------------------------
 namespace {
 
 CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
     ++count.pointer_queries;
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     int code = 0;
     if (fault(kPointerQuery, code)) return CUresult(code);
     const Alloc *a = find(reinterpret_cast<const void *>(uintptr_t(ptr)));
@@ -327,6 +354,7 @@ CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
 }
 CUresult CUDAAPI stub_cuCtxGetCurrent(CUcontext *ctx)
 {
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
     *ctx = reinterpret_cast<CUcontext>(current);
     return CUDA_SUCCESS;
@@ -334,6 +362,7 @@ CUresult CUDAAPI stub_cuCtxGetCurrent(CUcontext *ctx)
 CUresult CUDAAPI stub_cuCtxSetCurrent(CUcontext ctx)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     current = reinterpret_cast<Context *>(ctx);
     if (current && current->primary) primary_active[std::size_t(current->device)] = true;
     return CUDA_SUCCESS;
@@ -341,7 +370,8 @@ CUresult CUDAAPI stub_cuCtxSetCurrent(CUcontext ctx)
 CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    setup();
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
     if (!ctx || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
     primary_active[std::size_t(dev)] = true;
     *ctx = reinterpret_cast<CUcontext>(contexts[std::size_t(dev)].get());
@@ -351,7 +381,8 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS;
 CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    setup();
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
     if (!flags || !active || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_VALUE;
     *flags = 0;
     *active = primary_active[std::size_t(dev)];
@@ -394,6 +425,8 @@ const char *CUDARTAPI cudaGetErrorString(cudaError_t e)
 
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *v)
 {
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    setup();   // as CUDA 13's runtime does: its first call, whichever, calls cuInit
     if (!v) return fail(cudaErrorInvalidValue);
     *v = CUDART_VERSION;
     return cudaSuccess;
@@ -631,6 +664,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     int code = 0;
     if (fault(kLaunch, code)) return fail(cudaError_t(code));
     ++count.launches;
+    launch_stream = s;
     // Every pointer argument must be memory the launch device reaches: its own
     // device memory, managed memory, or pinned host memory (mapped).
     for (unsigned i = 0; i < 32; ++i) {
@@ -662,14 +696,29 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int, unsigned long long,
-                                                       cudaDriverEntryPointQueryResult *status)
+// ---- the driver library's own exports (libcuda.so.1 is a link to this library) ----------
+CUresult CUDAAPI cuInit(unsigned int flags)
+{
+    if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    init_driver();
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuDriverGetVersion(int *v)
+{
+    if (!v) return CUDA_ERROR_INVALID_VALUE;
+    *v = CUDART_VERSION;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **fn, int, cuuint64_t,
+                                  CUdriverProcAddressQueryResult *status)
 {
     struct Entry {
         const char *name;
         void *fn;
     };
     static const Entry entries[] = {
+        {"cuInit", reinterpret_cast<void *>(&cuInit)},
+        {"cuDriverGetVersion", reinterpret_cast<void *>(&cuDriverGetVersion)},
         {"cuPointerGetAttributes", reinterpret_cast<void *>(&stub_cuPointerGetAttributes)},
         {"cuCtxGetCurrent", reinterpret_cast<void *>(&stub_cuCtxGetCurrent)},
         {"cuCtxSetCurrent", reinterpret_cast<void *>(&stub_cuCtxSetCurrent)},
@@ -677,11 +726,27 @@ cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void 
         {"cuDevicePrimaryCtxRelease", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRelease)},
         {"cuDevicePrimaryCtxGetState", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxGetState)},
     };
-    if (!symbol || !fn) return fail(cudaErrorInvalidValue);
+    if (!symbol || !fn) return CUDA_ERROR_INVALID_VALUE;
     *fn = nullptr;
     for (const Entry &e : entries)
         if (std::strcmp(e.name, symbol) == 0) *fn = e.fn;
-    if (status) *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    if (status) *status = *fn ? CU_GET_PROC_ADDRESS_SUCCESS : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return *fn ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+// The runtime's way to the same entry points (a runtime call: it initialises the driver).
+cudaError_t CUDARTAPI cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                                       unsigned long long flags, cudaDriverEntryPointQueryResult *status)
+{
+    {
+        std::lock_guard<std::recursive_mutex> lock(mu);
+        setup();
+    }
+    if (!symbol || !fn) return fail(cudaErrorInvalidValue);
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    cuGetProcAddress(symbol, fn, int(version), flags, &found);
+    if (status) *status = found == CU_GET_PROC_ADDRESS_SUCCESS ? cudaDriverEntryPointSuccess
+                                                                : cudaDriverEntryPointSymbolNotFound;
     return cudaSuccess;
 }
 

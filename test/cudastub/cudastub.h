@@ -4,8 +4,12 @@
 // libcudastub defines the CUDA runtime entry points the component and its
 // tests use (with the toolkit's own headers, so types and enum values are
 // exactly the ones the component was compiled against), plus the driver
-// entry points it reaches through cudaGetDriverEntryPointByVersion
-// (cuPointerGetAttributes, cuCtxGetCurrent, cuCtxSetCurrent). Its model:
+// library's exports the component opens (cuInit, cuDriverGetVersion,
+// cuGetProcAddress: test/cudastub/.libs/libcuda.so.1 is a link to this
+// library) and the entry points cuGetProcAddress gives
+// (cuPointerGetAttributes, cuCtxGetCurrent, ...). Its model:
+//   - the driver answers CUDA_ERROR_NOT_INITIALIZED until cuInit, which the
+//     runtime's first call makes (counted: Counters::driver_inits);
 //   - several devices (CUDASTUB_DEVICES, default 2), each with a primary
 //     context; contexts are current per thread, as the driver's;
 //   - device memory: its own mappings, PROT_NONE outside the stand-in's
@@ -59,11 +63,14 @@ void inject(Fault kind, int after, int code, int times = 1);
 void clear_faults();
 
 // Counters: kernels launched, grid threads run, memcpys, pointer queries,
-// context switches made through cudaSetDevice.
+// context switches made through cudaSetDevice, driver initialisations (cuInit,
+// explicit or by the runtime's first call).
 struct Counters {
-    uint64_t launches, threads, copies, pointer_queries, set_device;
+    uint64_t launches, threads, copies, pointer_queries, set_device, driver_inits;
 };
 Counters counters();
+// The stream handle the last kernel launch was given, as given (nullptr: 0).
+const void *last_launch_stream();
 
 // For the kernels compiled as C++ (kernel_shim.h): how to call a __global__
 // function of one signature from cudaLaunchKernel's argument array, and which

@@ -1,0 +1,216 @@
+// cuda_lazy.cpp — what the cuda component costs a process that never uses a
+// GPU (issue 13, defect 7), on the stand-in CUDA runtime (test/cudastub): the
+// real component (opf_op_cuda.cpp) loaded by libopframe, the driver a CPU
+// stand-in that answers CUDA_ERROR_NOT_INITIALIZED until cuInit, as a real
+// one does, and counts initialisations and pointer queries.
+//   1. opf_init initialises no driver, and the component is available;
+//   2. host reductions with the component loaded: right results, no pointer
+//      query and still no initialisation while nobody initialised the driver;
+//   3. the application then initialises CUDA and allocates device memory:
+//      device buffers are recognised (the call runs as a kernel launch), host
+//      ones still run on the host; a new opf_init after that needs nothing;
+//      devices that cannot be set up make device calls fail, never guessed host;
+//   4. (a child process, a stand-in without devices) host calls unchanged
+//      after the application's cuInit; a stream call fails with OPF_ERR_OP
+//      and "no CUDA device", found then, not at opf_init.
+//   --bench [SAMPLES]: nanoseconds per opf_reduce_local(SUM, FLOAT) on host
+//      memory for count 1, 64 and 4096, the component loaded (driver not
+//      initialised) and excluded (op=^cuda), alternating in one run; medians.
+#include <cuda.h>
+#include <opframe/cuda.h>
+#include <opframe/opframe.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test/cudastub/cudastub.h"
+
+namespace {
+
+int checks = 0, failures = 0;
+
+[[gnu::format(printf, 2, 3)]] void check(bool ok, const char *fmt, ...)
+{
+    ++checks;
+    if (ok) return;
+    ++failures;
+    std::va_list ap;
+    va_start(ap, fmt);
+    std::printf("FAILED: ");
+    std::vprintf(fmt, ap);
+    std::printf("\n");
+    va_end(ap);
+}
+
+int start(bool with_cuda)
+{
+    if (with_cuda) unsetenv("OPF_MCA_op");
+    else setenv("OPF_MCA_op", "^cuda", 1);
+    const int rc = opf_init();
+    if (rc != OPF_SUCCESS) std::printf("FAILED: opf_init: %s\n", opf_last_error());
+    return rc;
+}
+
+bool host_sums_right(int count)
+{
+    std::vector<float> in(size_t(count), 1.5f), inout(size_t(count), 2.0f);
+    if (opf_reduce_local(in.data(), inout.data(), count, OPF_FLOAT, OPF_SUM) != OPF_SUCCESS) return false;
+    return std::all_of(inout.begin(), inout.end(), [](float v) { return v == 3.5f; });
+}
+
+// Nanoseconds per call, median of `samples` batches.
+double per_call_ns(int count, int samples)
+{
+    std::vector<float> in(size_t(count), 1.0f), inout(size_t(count), 0.0f);
+    const int batch = count <= 64 ? 2000 : 200;
+    std::vector<double> ns;
+    for (int s = 0; s < samples; ++s) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < batch; ++i) opf_reduce_local(in.data(), inout.data(), count, OPF_FLOAT, OPF_SUM);
+        const auto t1 = std::chrono::steady_clock::now();
+        ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / batch);
+    }
+    std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+    return ns[ns.size() / 2];
+}
+
+int bench(int samples)
+{
+    const int counts[] = {1, 64, 4096};
+    std::vector<double> with[3], without[3];
+    for (int round = 0; round < 7; ++round)
+        for (const bool cuda : {true, false}) {
+            if (start(cuda) != OPF_SUCCESS) return 1;
+            for (int c = 0; c < 3; ++c) (cuda ? with : without)[c].push_back(per_call_ns(counts[c], samples));
+            opf_finalize();
+        }
+    auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    const auto c = cudastub::counters();
+    std::printf("cuda_lazy --bench: opf_reduce_local SUM FLOAT on host memory, ns per call, median of 7 rounds x %d "
+                "batches (stand-in driver, never initialised: %llu initialisations, %llu pointer queries)\n",
+                samples, (unsigned long long)c.driver_inits, (unsigned long long)c.pointer_queries);
+    std::printf("%8s %14s %14s %8s\n", "count", "cuda loaded", "op=^cuda", "ratio");
+    for (int i = 0; i < 3; ++i) {
+        const double w = median(with[i]), wo = median(without[i]);
+        std::printf("%8d %14.2f %14.2f %8.3f\n", counts[i], w, wo, w / wo);
+    }
+    return 0;
+}
+
+// 4. A machine with a driver and no device.
+int no_device()
+{
+    if (start(true) != OPF_SUCCESS) return 1;
+    const char *status = "";
+    check(opf_cuda_available(&status), "without devices, lazily: available (%s)", status);
+    check(host_sums_right(64), "host SUM FLOAT, no devices");
+    check(cuInit(0) == CUDA_SUCCESS, "the application's cuInit");
+    check(host_sums_right(64), "host SUM FLOAT after cuInit, no devices");
+    float a[4] = {1, 2, 3, 4}, b[4] = {1, 1, 1, 1};
+    const int rc = opf_cuda_reduce_local(a, b, 4, OPF_FLOAT, OPF_SUM, 0);
+    check(rc == OPF_ERR_OP && std::strstr(opf_last_error(), "no CUDA device") && b[0] == 1.0f,
+          "a stream call without devices: OPF_ERR_OP, \"no CUDA device\", nothing done (rc %d: %s)", rc,
+          opf_last_error());
+    opf_finalize();
+    std::printf("cuda_lazy (no devices): %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    setenv("OPF_MCA_mca_component_path", CUDASTUB_MODULE_DIR, 0);
+    setenv("OPF_MCA_PARAM_FILE_USER", "", 1);
+    setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
+    if (argc > 1 && std::strcmp(argv[1], "--bench") == 0) return bench(argc > 2 ? std::atoi(argv[2]) : 31);
+    // 4 first, in a child: the stand-in reads CUDASTUB_DEVICES at its first use.
+    const pid_t child = fork();
+    if (child == 0) {
+        setenv("CUDASTUB_DEVICES", "0", 1);
+        _exit(no_device());
+    }
+    int child_status = -1;
+    const bool waited = child > 0 && waitpid(child, &child_status, 0) == child;
+    check(waited && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
+          "the checks without devices (wait status %d)", child_status);
+
+    // 1. opf_init: the component loads, qualifies, and initialises nothing.
+    if (start(true) != OPF_SUCCESS) return 1;
+    const char *status = "";
+    check(opf_cuda_available(&status), "the stand-in cuda component is available (%s)", status);
+    check(cudastub::counters().driver_inits == 0, "opf_init initialised the driver %llu times",
+          (unsigned long long)cudastub::counters().driver_inits);
+
+    // 2. Host reductions while nobody initialised the driver.
+    for (const int n : {1, 64, 4096}) check(host_sums_right(n), "host SUM FLOAT, count %d", n);
+    std::vector<double> a(100, 1.0), b(100, 2.0);
+    check(opf_reduce_local3(a.data(), b.data(), b.data(), 100, OPF_DOUBLE, OPF_MAX) == OPF_SUCCESS && b[99] == 2.0,
+          "host MAX DOUBLE, 3 buffers");
+    auto c = cudastub::counters();
+    check(c.pointer_queries == 0, "host reductions made %llu pointer queries before the driver was initialised",
+          (unsigned long long)c.pointer_queries);
+    check(c.driver_inits == 0, "host reductions initialised the driver %llu times", (unsigned long long)c.driver_inits);
+
+    // 3. The application initialises CUDA after opf_init: device memory is
+    // recognised from then on.
+    const int n = 1000;
+    std::vector<float> ones(n, 1.0f), back(n, 0.0f);
+    void *dev = cudastub::device_alloc(n * sizeof(float), 0);   // cudaMalloc: the runtime initialises the driver
+    check(dev && cudastub::counters().driver_inits == 1, "the application's cudaMalloc initialised the driver once");
+    cudastub::copy_to_device(dev, ones.data(), n * sizeof(float));
+    const uint64_t launches = cudastub::counters().launches;
+    int rc = opf_reduce_local(ones.data(), dev, n, OPF_FLOAT, OPF_SUM);   // mixed: host in, device inout
+    cudastub::copy_from_device(back.data(), dev, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[0] == 2.0f && back[n - 1] == 2.0f, "SUM into device memory after the "
+          "application initialised CUDA (rc %d: %s; [0] = %g)", rc, opf_last_error(), double(back[0]));
+    rc = opf_reduce_local(dev, dev, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), dev, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[n - 1] == 4.0f && cudastub::counters().launches > launches,
+          "SUM on device memory runs as a kernel (rc %d, [n-1] = %g, %llu launches)", rc, double(back[n - 1]),
+          (unsigned long long)(cudastub::counters().launches - launches));
+    check(cudastub::counters().pointer_queries > c.pointer_queries, "device buffers were asked about");
+    check(host_sums_right(64), "host SUM FLOAT after the driver was initialised");
+    opf_finalize();
+
+    // A new opf_init finds the driver initialised: device memory works at once.
+    if (start(true) != OPF_SUCCESS) return 1;
+    rc = opf_reduce_local(dev, dev, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), dev, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[0] == 8.0f, "SUM on device memory after a new opf_init (rc %d, [0] = %g)", rc,
+          double(back[0]));
+    opf_finalize();
+
+    // Devices that cannot be set up (here: op_cuda_device names none) while
+    // device memory exists: the call fails with the reason; host code never
+    // runs on device memory.
+    setenv("OPF_MCA_op_cuda_device", "7", 1);
+    if (start(true) != OPF_SUCCESS) return 1;
+    rc = opf_reduce_local(dev, dev, n, OPF_FLOAT, OPF_SUM);
+    check(rc == OPF_ERR_ARG && std::strstr(opf_last_error(), "op_cuda_device=7"),
+          "device memory with op_cuda_device=7 of 2 devices: refused with the reason (rc %d: %s)", rc,
+          opf_last_error());
+    opf_finalize();
+    unsetenv("OPF_MCA_op_cuda_device");
+    check(cudastub::counters().driver_inits == 1, "the driver was initialised %llu times in all",
+          (unsigned long long)cudastub::counters().driver_inits);
+    cudastub::free(dev);
+    c = cudastub::counters();
+    std::printf("cuda_lazy: %d checks, %d failed (stand-in: %llu initialisations, %llu pointer queries, %llu "
+                "launches)\n", checks, failures, (unsigned long long)c.driver_inits,
+                (unsigned long long)c.pointer_queries, (unsigned long long)c.launches);
+    return failures ? 1 : 0;
+}
