@@ -454,6 +454,9 @@ void build_call_rows()
                 !(usable_ops(t) & op_bit(op)))
                 continue;
             const HostSlot &s = slot(op, t.kernel_type);
+            // Counts above the limit go the general way: a branch that only
+            // large calls need (a worker pool) belongs there, with its
+            // threshold - 1 folded into this limit.
             opf_count_t limit = t.max_count;
             take_tiers(s.two, limit, r.below2, r.above2, r.split2);
             take_tiers(s.three, limit, r.below3, r.above3, r.split3);

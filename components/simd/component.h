@@ -40,22 +40,35 @@ extern const SlotTable avx512_fp16_table;   // the OPF_KT_FLOAT16 column: AVX512
 extern const SlotTable avx512_bf16_table;   // the OPF_KT_BFLOAT16 column: AVX512-BF16
 
 // The smallest call a SIMD kernel serves, in bytes per buffer: below it the
-// next provider (the base) does. Under one 64-byte register a SIMD kernel is
-// nothing but its masked tail, and a masked store costs more than a short
-// scalar loop: measured at 2-buffer count 1 (this machine, AMD EPYC, ns per
-// call, base / avx2 / avx512): SUM FLOAT 3.3 / 8.2 / 7.6, MAX DOUBLE 2.7 /
-// 8.8 / 8.7, MAX INT32 2.4 / 7.8 / 6.9; from 64 bytes on the SIMD body
-// carries (SUM FLOAT at 64 B 4.1 / 3.5 / 4.2). FLOAT16 is the exception:
-// the base converts every element in software, and the SIMD kernels are as
-// fast from one element and 1.3-3x faster from three.
-inline constexpr const char *component_min_bytes = "64";
+// next provider (the base) does. A SIMD kernel ends with a masked partial
+// register, and a masked store that the next call reads back (a 2-buffer
+// reduction repeated into the same inout) cannot be forwarded: ~7 ns where
+// the base's scalar tail costs 3. Measured on this machine (AMD EPYC, load
+// ~9, ns per 2-buffer call, base / avx2 / avx512, in one run):
+//   count 1:      SUM FLOAT 3.3 / 8.2 / 7.6   MAX DOUBLE 2.7 / 8.8 / 8.7   MAX INT32 2.4 / 7.8 / 6.9
+//   SUM FLOAT:    68 B 3.5 / 8.0 / 7.6        132 B 4.6 / 8.0 / 7.6       260 B 10.3 / 11.2 / 8.4
+//   MAX INT32:    68 B 3.8 / 7.5 / 7.0        124 B 10.2 / 10.0 / 7.2     192 B 14.9 / 6.1 / 6.3
+//   MAX DOUBLE:   72 B 6.2 / 8.8 / 9.5        136 B 10.0 / 9.7 / 9.0      248 B 25.6 / 14.5 / 9.6
+// (base: the vectorising base of the basevec branch; the base of main
+// before it is slower on MAX from 40 B on). Where the base overtakes
+// depends on the op; 128 bytes splits the difference: below it the base is
+// at worst ~1.4x slower than a SIMD kernel (MAX INT32 at 124 B; 1.8x for SUM
+// INT8 at an odd 127 B), above it a SIMD kernel at worst ~1.6x slower than
+// the base (SUM FLOAT at 132 B, a masked tail against a vectorised loop). 3-buffer calls store to
+// another buffer and pay less for the mask (avx512 SUM FLOAT count 1: 2.7
+// against the base's 2.4). Measure a slot per count with
+//   opframe_bench --op SUM --type FLOAT --sizes 4,16,64,68,128,132,256,260 --providers base,avx2,avx512,opframe
+// FLOAT16 and BFLOAT16 are served from one element on: their base rounds
+// through float one element at a time (SUM FLOAT16 count 3: 13.1 / 12.2 /
+// 10.4; SUM BFLOAT16 count 32: 16.7 / 6.9 / 8.2).
+inline constexpr const char *component_min_bytes = "128";
 
 // The offer's min_count for kernel type kt: the elements in min_bytes,
 // rounded up; 0 (every count) when that is one element or less.
 inline opf_count_t min_count_for(int kt, int64_t min_bytes)
 {
     const int extent = opf_kernel_type_extent(kt);
-    if (kt == OPF_KT_FLOAT16 || extent <= 0 || min_bytes <= extent) return 0;
+    if (kt == OPF_KT_FLOAT16 || kt == OPF_KT_BFLOAT16 || extent <= 0 || min_bytes <= extent) return 0;
     return (min_bytes + extent - 1) / extent;
 }
 
@@ -96,7 +109,8 @@ template <class Isa> struct Component {
             {Isa::min_bytes_param, OPF_PARAM_SIZE, component_min_bytes,
              "Smallest call, in bytes per buffer, that this component's kernels serve; smaller ones go to the next "
              "provider (the base): below one register a SIMD kernel is only its masked tail, slower than a scalar "
-             "loop. 0: every count. FLOAT16 is served from one element on (its base converts in software)", 4,
+             "loop. 0: every count. FLOAT16 and BFLOAT16 are served from one element on (their base rounds through "
+             "float element by element)", 4,
              OPF_PARAM_SETTABLE, nullptr, nullptr, &min_bytes},
         };
         for (const opf_param_spec_t &s : specs)

@@ -10,8 +10,8 @@
 //                        f16c  float16 MAX/MIN/SUM/PROD through F16C
 //                              vcvtph2ps / vcvtps2ph; without it float16
 //                              stays with the base
-//   op_avx2_min_bytes  smallest call it serves, bytes per buffer (size, default 64;
-//                      smaller calls go to the base, FLOAT16 excepted: component.h,
+//   op_avx2_min_bytes  smallest call it serves, bytes per buffer (size, default 128;
+//                      smaller calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h,
 //                      min_count_for)
 //
 // This file is the life cycle, built WITHOUT ISA flags (component.h says

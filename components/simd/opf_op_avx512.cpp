@@ -22,8 +22,8 @@
 //   op_avx512_support    ISA features it may use (flags, default "fp16,bf16"):
 //                          fp16  AVX512-FP16 for float16 (off: float conversions)
 //                          bf16  AVX512-BF16 for bfloat16 rounding (off: integer rounding)
-//   op_avx512_min_bytes  smallest call it serves, bytes per buffer (size, default 64; smaller
-//                        calls go to the base, FLOAT16 excepted: component.h, min_count_for)
+//   op_avx512_min_bytes  smallest call it serves, bytes per buffer (size, default 128; smaller
+//                        calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h, min_count_for)
 #include "components/simd/component.h"
 
 namespace opf::simd {
