@@ -66,6 +66,12 @@ extern std::vector<SlotTable<DeviceSlot>> device_tables;
 // Fills host_table from the base and drops the device tables (init, finalize).
 void load_base_table();
 
+// The call rows of reduce.cpp's short path (a predefined op on a predefined
+// type): built from the selected table as the last step of init, cleared
+// first thing at finalize. A cleared row sends every call the general way.
+void build_call_rows();
+void clear_call_rows();
+
 struct UserOp {
     opf_user_function *fn = nullptr;
     opf_user_function_c *fn_c = nullptr;

@@ -1,6 +1,7 @@
 // reduce.cpp — opf_reduce_local and opf_reduce_local3: check the call in
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -328,14 +329,59 @@ int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, 
     return OPF_SUCCESS;
 }
 
-} // namespace
-} // namespace opf
+// ---- the short path -------------------------------------------------------
+// A predefined op on a predefined type in host memory: everything such a call
+// needs was decided at init and sits in one row per (op, type), so the call
+// is two range checks, one row, a few tests and one indirect call. Whatever
+// the row cannot vouch for goes the general way (reduce*_general), which
+// gives every error its message and every odd case its kernel: a count of 0,
+// a negative or overflowing one (outside 1 .. limit), a NULL buffer, a
+// misaligned one (the base serves it), an op undefined on the type, memory
+// a device component may claim, a library not (or no longer) initialised
+// (the row's limit is 0 then).
+struct alignas(64) CallRow {
+    opf_count_t limit = 0;              // counts 1 .. limit may take the row; 0: no call does
+    uintptr_t align_mask = 0;           // an address with one of these bits set goes the general way
+    opf_count_t split2 = 0, split3 = 0; // from this count on, the `above` kernel serves (a size tier)
+    opf_kernel2_fn *below2 = nullptr, *above2 = nullptr;
+    opf_kernel3_fn *below3 = nullptr, *above3 = nullptr;
+};
+// [op id - 1][type id], rows of a power-of-two count: the index is two shifts
+constexpr std::size_t kRowsPerOp = std::bit_ceil(std::size_t(OPF_TYPEID_COUNT_));
+CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
 
-using namespace opf;
+// The row of a call that may take the short path, or nullptr. `limit` is
+// written last at init (release) and cleared first at finalize: a row read
+// with a nonzero limit is complete.
+[[gnu::always_inline]] inline const CallRow *call_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+{
+    const uintptr_t o = reinterpret_cast<uintptr_t>(op) - 1, d = reinterpret_cast<uintptr_t>(datatype);
+    if (o >= OPF_OPID_COUNT - 1 || d >= OPF_TYPEID_COUNT_) return nullptr;
+    const CallRow &r = call_rows[o][d];
+    return uint64_t(count) - 1 < uint64_t(__atomic_load_n(&r.limit, __ATOMIC_ACQUIRE)) ? &r : nullptr;
+}
 
-OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
-                             opf_op_t op)
-try {
+inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
+
+// One half of a slot as a row holds it: the kernel below the first size tier
+// and the first tier's. Counts from a second tier on go the general way.
+template <class Fn>
+void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&above, opf_count_t &split)
+{
+    below = above = half.offer.fn;
+    split = INT64_MAX;
+    if (half.n_larger == 0) return;
+    const Offer<Fn> &first = half.larger[half.n_larger - 1];   // larger is sorted by min_count, descending
+    above = first.fn;
+    split = first.min_count;
+    if (half.n_larger > 1) limit = std::min(limit, half.larger[half.n_larger - 2].min_count - 1);
+}
+
+// Every 2-buffer call the short path does not take: user ops, derived types,
+// device memory, errors. Resolves, checks and runs it (with_call).
+[[gnu::noinline]] int reduce2_general(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                                      opf_op_t op)
+{
     return with_call("opf_reduce_local", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         if (count == 0) return OPF_SUCCESS;
         if (!inbuf || !inoutbuf) [[unlikely]]
@@ -360,13 +406,12 @@ try {
             apply2(op_id, in, inout, count, t);
         return OPF_SUCCESS;
     });
-} catch (...) {
-    return fail_exception("opf_reduce_local");
 }
 
-OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
-                              opf_datatype_t datatype, opf_op_t op)
-try {
+// The same for 3-buffer calls.
+[[gnu::noinline]] int reduce3_general(const void *in1, const void *in2, void *out, opf_count_t count,
+                                      opf_datatype_t datatype, opf_op_t op)
+{
     return with_call("opf_reduce_local3", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
         if (count == 0) return OPF_SUCCESS;
         if (!in1 || !in2 || !out) [[unlikely]]
@@ -391,6 +436,65 @@ try {
         apply3(op_id, a, b, o, count, t);
         return OPF_SUCCESS;
     });
+}
+
+} // namespace
+
+void build_call_rows()
+{
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int id = 0; id < OPF_TYPEID_COUNT_; ++id) {
+            CallRow &r = call_rows[op - 1][id];
+            const Datatype &t = predefined_types[std::size_t(id)];
+            __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+            // One run of basic elements, n = count, on host memory only.
+            if (have_memory_claims || !t.dense || t.basic_per_item != 1 || t.kernel_type < 0 ||
+                !(usable_ops(t) & op_bit(op)))
+                continue;
+            const HostSlot &s = slot(op, t.kernel_type);
+            // Counts above the limit go the general way: a branch that only
+            // large calls need (a worker pool) belongs there, with its
+            // threshold - 1 folded into this limit.
+            opf_count_t limit = t.max_count;
+            take_tiers(s.two, limit, r.below2, r.above2, r.split2);
+            take_tiers(s.three, limit, r.below3, r.above3, r.split3);
+            r.align_mask = uintptr_t(t.alignment) - 1;
+            if (r.below2 && r.above2 && r.below3 && r.above3) __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
+        }
+}
+
+void clear_call_rows()
+{
+    for (auto &per_op : call_rows)
+        for (CallRow &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+}
+
+} // namespace opf
+
+using namespace opf;
+
+OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                             opf_op_t op)
+try {
+    if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
+        if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf))) [[likely]] {
+            (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
+            return OPF_SUCCESS;
+        }
+    return reduce2_general(inbuf, inoutbuf, count, datatype, op);
+} catch (...) {
+    return fail_exception("opf_reduce_local");
+}
+
+OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
+                              opf_datatype_t datatype, opf_op_t op)
+try {
+    if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
+        if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out))) [[likely]] {
+            (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
+            return OPF_SUCCESS;
+        }
+    return reduce3_general(in1, in2, out, count, datatype, op);
 } catch (...) {
     return fail_exception("opf_reduce_local3");
 }

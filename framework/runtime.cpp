@@ -35,6 +35,7 @@ int initialize_locked()
         load_base_table();
         return fail_exception("opf_init");
     }
+    build_call_rows();
     initialized.store(true, std::memory_order_release);
     return OPF_SUCCESS;
 }
@@ -70,6 +71,7 @@ try {
     std::lock_guard lock(lifecycle);
     if (!initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
     initialized.store(false, std::memory_order_release);
+    clear_call_rows();
     release_all_user_ops();
     release_all_types();
     components_finalize();

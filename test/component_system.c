@@ -67,7 +67,7 @@ static void reset_params(void)
 {
     static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
                                   "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
-                                  "op_tier_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail",
+                                  "op_tier_min_count", "op_alpha_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail",
                                   "op_base_verbose"};
     opf_finalize();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
@@ -583,6 +583,24 @@ static void test_tiers(void)
     EXPECT_PROVIDER(SUM, I32, 3, 1, "tier");
     expect_run(2, 5, "tier", abt);
     set_param("op_tier_min_count", NULL);
+
+    /* Three tiers: beta below 10, alpha from 10, tier from 1000. A call
+     * takes the kernel of its count's tier on both sides of each boundary
+     * (the short path holds the first boundary, the general path the rest). */
+    set_param("op_alpha_min_count", "10");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+        EXPECT_PROVIDER(SUM, I32, nbuf, 9, "beta");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 10, "alpha");
+        EXPECT_PROVIDER(SUM, I32, nbuf, 1000, "tier");
+        expect_run(nbuf, 1, "beta", abt);
+        expect_run(nbuf, 9, "beta", abt);
+        expect_run(nbuf, 10, "alpha", abt);
+        expect_run(nbuf, 999, "alpha", abt);
+        expect_run(nbuf, 1000, "tier", abt);
+        expect_run(nbuf, 1001, "tier", abt);
+    }
+    set_param("op_alpha_min_count", NULL);
 
     /* A tier ranked below an all-counts offer never serves. */
     set_param("op_tier_priority", "10");

@@ -680,6 +680,31 @@ template <class E> bool check_rejected(Harness& h, opf_datatype_t type, int op_i
     return ok;
 }
 
+// The lengths a datatype runs at: the harness's, and both sides of each
+// size tier's first count in the selected host table, where a call switches
+// kernels (a SIMD component serves from op_<isa>_min_bytes on, the base
+// below). Tiers beyond 64 Ki elements are the kernel level's (probed there).
+std::vector<size_t> datatype_lengths(const Harness& h, int op_id, int kt)
+{
+    std::vector<size_t> lengths = h.lengths;
+    if (h.device_backend)
+        return lengths;
+    for (int nbuf : {2, 3}) {
+        opf_slot_tier_t tiers[8];
+        int n = 0;
+        if (opf_slot_tiers(op_id, kt, nbuf, tiers, 8, &n) != OPF_SUCCESS)
+            continue;
+        for (int i = 1; i < std::min(n, 8); ++i) {
+            const size_t first = size_t(tiers[i].min_count);
+            if (first <= (size_t(1) << 16))
+                lengths.insert(lengths.end(), {first - 1, first, first + 1});
+        }
+    }
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    return lengths;
+}
+
 template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
 {
     const opf_datatype_t type = OPF_TYPE_HANDLE_(spec.id);
@@ -735,7 +760,7 @@ template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
             continue;
         }
         const std::unique_ptr<engine::Target> t = h.datatype_target(type, op);
-        for (size_t n : h.lengths) {
+        for (size_t n : datatype_lengths(h, op_id, spec.kt)) {
             const DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n), ref, n);
             info.n = n;
             for (const CallLayout* lay : datatype_layouts(h)) {

@@ -10,6 +10,7 @@
 // An ISA's life-cycle traits (opf_op_avx2.cpp, opf_op_avx512.cpp) supply:
 //   name, description, required, required_text
 //   priority_param, default_priority, support_param, support_words, support_help
+//   min_bytes_param                     its op_<isa>_min_bytes (component_min_bytes says why and the default)
 //   table                               its kernels' SlotTable
 //   adjust(op, row, support, x86)       per-feature variants of some slots
 #pragma once
@@ -38,10 +39,43 @@ extern const SlotTable avx512_table;
 extern const SlotTable avx512_fp16_table;   // the OPF_KT_FLOAT16 column: AVX512-FP16
 extern const SlotTable avx512_bf16_table;   // the OPF_KT_BFLOAT16 column: AVX512-BF16
 
-// Offers a row's kernels (host memory, all counts) one kernel type at a
-// time; op_query's answer: 0 when something was offered, 1 for nothing
-// (REPLACE, NO_OP).
-inline int offer_row(opf_module_t *module, const SlotRow &row, int priority)
+// The smallest call a SIMD kernel serves, in bytes per buffer: below it the
+// next provider (the base) does. A SIMD kernel ends with a masked partial
+// register, and a masked store that the next call reads back (a 2-buffer
+// reduction repeated into the same inout) cannot be forwarded: ~7 ns where
+// the base's scalar tail costs 3. Measured on this machine (AMD EPYC, load
+// ~9, ns per 2-buffer call, base / avx2 / avx512, in one run):
+//   count 1:      SUM FLOAT 3.3 / 8.2 / 7.6   MAX DOUBLE 2.7 / 8.8 / 8.7   MAX INT32 2.4 / 7.8 / 6.9
+//   SUM FLOAT:    68 B 3.5 / 8.0 / 7.6        132 B 4.6 / 8.0 / 7.6       260 B 10.3 / 11.2 / 8.4
+//   MAX INT32:    68 B 3.8 / 7.5 / 7.0        124 B 10.2 / 10.0 / 7.2     192 B 14.9 / 6.1 / 6.3
+//   MAX DOUBLE:   72 B 6.2 / 8.8 / 9.5        136 B 10.0 / 9.7 / 9.0      248 B 25.6 / 14.5 / 9.6
+// (base: the vectorising base of the basevec branch; the base of main
+// before it is slower on MAX from 40 B on). Where the base overtakes
+// depends on the op; 128 bytes splits the difference: below it the base is
+// at worst ~1.4x slower than a SIMD kernel (MAX INT32 at 124 B; 1.8x for SUM
+// INT8 at an odd 127 B), above it a SIMD kernel at worst ~1.6x slower than
+// the base (SUM FLOAT at 132 B, a masked tail against a vectorised loop). 3-buffer calls store to
+// another buffer and pay less for the mask (avx512 SUM FLOAT count 1: 2.7
+// against the base's 2.4). Measure a slot per count with
+//   opframe_bench --op SUM --type FLOAT --sizes 4,16,64,68,128,132,256,260 --providers base,avx2,avx512,opframe
+// FLOAT16 and BFLOAT16 are served from one element on: their base rounds
+// through float one element at a time (SUM FLOAT16 count 3: 13.1 / 12.2 /
+// 10.4; SUM BFLOAT16 count 32: 16.7 / 6.9 / 8.2).
+inline constexpr const char *component_min_bytes = "128";
+
+// The offer's min_count for kernel type kt: the elements in min_bytes,
+// rounded up; 0 (every count) when that is one element or less.
+inline opf_count_t min_count_for(int kt, int64_t min_bytes)
+{
+    const int extent = opf_kernel_type_extent(kt);
+    if (kt == OPF_KT_FLOAT16 || kt == OPF_KT_BFLOAT16 || extent <= 0 || min_bytes <= extent) return 0;
+    return (min_bytes + extent - 1) / extent;
+}
+
+// Offers a row's kernels (host memory, from min_count_for on) one kernel
+// type at a time; op_query's answer: 0 when something was offered, 1 for
+// nothing (REPLACE, NO_OP).
+inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int64_t min_bytes)
 {
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
@@ -50,6 +84,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority)
         offer.struct_size = sizeof offer;
         offer.kernel_type = kt;
         offer.priority = priority;
+        offer.min_count = min_count_for(kt, min_bytes);
         offer.kernel2 = row[kt].fn2;
         offer.kernel3 = row[kt].fn3;
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
@@ -60,6 +95,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority)
 template <class Isa> struct Component {
     static inline int64_t priority = 0;
     static inline int64_t support = 0;   // bits of Isa::support_words
+    static inline int64_t min_bytes = 0;
     static inline unsigned x86 = 0;      // hw->x86_features, seen at init_query
 
     static int register_params()
@@ -70,6 +106,12 @@ template <class Isa> struct Component {
              OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
             {Isa::support_param, OPF_PARAM_FLAGS, Isa::support_words, Isa::support_help, 4, OPF_PARAM_SETTABLE,
              Isa::support_words, nullptr, &support},
+            {Isa::min_bytes_param, OPF_PARAM_SIZE, component_min_bytes,
+             "Smallest call, in bytes per buffer, that this component's kernels serve; smaller ones go to the next "
+             "provider (the base): below one register a SIMD kernel is only its masked tail, slower than a scalar "
+             "loop. 0: every count. FLOAT16 and BFLOAT16 are served from one element on (their base rounds through "
+             "float element by element)", 4,
+             OPF_PARAM_SETTABLE, nullptr, nullptr, &min_bytes},
         };
         for (const opf_param_spec_t &s : specs)
             if (opf_param_register(&s) != OPF_SUCCESS) return -1;
@@ -105,7 +147,7 @@ template <class Isa> struct Component {
         SlotRow row;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = Isa::table[op_id][kt];
         Isa::adjust(op_id, row, support, x86);
-        return offer_row(module, row, int(priority));
+        return offer_row(module, row, int(priority), min_bytes);
     }
 
     static constexpr opf_component_t descriptor = {

@@ -10,6 +10,9 @@
 //                        f16c  float16 MAX/MIN/SUM/PROD through F16C
 //                              vcvtph2ps / vcvtps2ph; without it float16
 //                              stays with the base
+//   op_avx2_min_bytes  smallest call it serves, bytes per buffer (size, default 128;
+//                      smaller calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h,
+//                      min_count_for)
 //
 // This file is the life cycle, built WITHOUT ISA flags (component.h says
 // why); the kernels are in avx2_kernels.cpp.
@@ -26,6 +29,7 @@ struct Avx2 {
     static constexpr const char *priority_param = "op_avx2_priority";
     static constexpr const char *default_priority = "40";
     static constexpr const char *support_param = "op_avx2_support";
+    static constexpr const char *min_bytes_param = "op_avx2_min_bytes";
     static constexpr const char *support_words = "f16c";
     static constexpr const char *support_help =
         "ISA features the avx2 component may use (remove a word to switch it off): "

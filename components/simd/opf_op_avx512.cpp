@@ -22,6 +22,8 @@
 //   op_avx512_support    ISA features it may use (flags, default "fp16,bf16"):
 //                          fp16  AVX512-FP16 for float16 (off: float conversions)
 //                          bf16  AVX512-BF16 for bfloat16 rounding (off: integer rounding)
+//   op_avx512_min_bytes  smallest call it serves, bytes per buffer (size, default 128; smaller
+//                        calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h, min_count_for)
 #include "components/simd/component.h"
 
 namespace opf::simd {
@@ -36,6 +38,7 @@ struct Avx512 {
     static constexpr const char *priority_param = "op_avx512_priority";
     static constexpr const char *default_priority = "50";
     static constexpr const char *support_param = "op_avx512_support";
+    static constexpr const char *min_bytes_param = "op_avx512_min_bytes";
     static constexpr const char *support_words = "fp16,bf16";
     static constexpr const char *support_help =
         "ISA features the avx512 component may use where the CPU has them (remove a word to switch it off): "
