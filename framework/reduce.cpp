@@ -337,8 +337,11 @@ int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, 
 // gives every error its message and every odd case its kernel: a count of 0,
 // a negative or overflowing one (outside 1 .. limit), a NULL buffer, a
 // misaligned one (the base serves it), an op undefined on the type, memory
-// a device component may claim, a library not (or no longer) initialised
-// (the row's limit is 0 then).
+// a device component claims, a library not (or no longer) initialised
+// (the row's limit is 0 then). Where a component registered a memory kind
+// with a claim hook, the short path asks the hooks first (on_host): a host
+// call then costs the hooks' answers, not the general path (issue 13's
+// defect 7: host-only users of a build with the cuda component).
 struct alignas(64) CallRow {
     opf_count_t limit = 0;              // counts 1 .. limit may take the row; 0: no call does
     uintptr_t align_mask = 0;           // an address with one of these bits set goes the general way
@@ -362,6 +365,15 @@ CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
 }
 
 inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
+
+// No claim hook claims any of the buffers (a device call goes the general
+// way, which asks again and reports what it finds).
+bool on_host(std::initializer_list<const void *> buffers)
+{
+    for (const void *p : buffers)
+        if (memory_kind_of(p) != OPF_MEM_HOST) return false;
+    return true;
+}
 
 // One half of a slot as a row holds it: the kernel below the first size tier
 // and the first tier's. Counts from a second tier on go the general way.
@@ -438,6 +450,27 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
     });
 }
 
+// A short-path call where claim hooks exist: out of line, so that the path
+// without them saves no registers for the hooks' calls; it takes the
+// caller's arguments only (in registers) and finds the row again.
+[[gnu::noinline]] int reduce2_claimable(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                                        opf_op_t op)
+{
+    if (!on_host({inbuf, inoutbuf})) return reduce2_general(inbuf, inoutbuf, count, datatype, op);
+    const CallRow &r = *call_row(op, datatype, count);
+    (count < r.split2 ? r.below2 : r.above2)(inbuf, inoutbuf, count);
+    return OPF_SUCCESS;
+}
+
+[[gnu::noinline]] int reduce3_claimable(const void *in1, const void *in2, void *out, opf_count_t count,
+                                        opf_datatype_t datatype, opf_op_t op)
+{
+    if (!on_host({in1, in2, out})) return reduce3_general(in1, in2, out, count, datatype, op);
+    const CallRow &r = *call_row(op, datatype, count);
+    (count < r.split3 ? r.below3 : r.above3)(in1, in2, out, count);
+    return OPF_SUCCESS;
+}
+
 } // namespace
 
 void build_call_rows()
@@ -448,7 +481,7 @@ void build_call_rows()
             const Datatype &t = predefined_types[std::size_t(id)];
             __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
             // One run of basic elements, n = count, on host memory only.
-            if (have_memory_claims || !t.dense || t.basic_per_item != 1 || t.kernel_type < 0 ||
+            if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0 ||
                 !(usable_ops(t) & op_bit(op)))
                 continue;
             const HostSlot &s = slot(op, t.kernel_type);
@@ -478,6 +511,7 @@ OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t coun
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
         if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf))) [[likely]] {
+            if (have_memory_claims) [[unlikely]] return reduce2_claimable(inbuf, inoutbuf, count, datatype, op);
             (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
@@ -491,6 +525,7 @@ OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_c
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
         if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out))) [[likely]] {
+            if (have_memory_claims) [[unlikely]] return reduce3_claimable(in1, in2, out, count, datatype, op);
             (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
             return OPF_SUCCESS;
         }
