@@ -157,18 +157,32 @@ struct OpProd {
     }
 };
 
-// Logical ops: non-zero is true, the result is 1 or 0.
+// Logical ops: non-zero is true, the result is 1 or 0: truth(x). On 64-bit
+// integers it is computed with bit operations, (x | -x) has its top bit set
+// exactly when x != 0: SSE2 has no 64-bit compare, and `x != 0` kept those
+// loops scalar (LXOR INT64 at 64 KiB: 29 -> 81 GB/s). Narrower integers
+// compare, which is fewer instructions there.
+template <Integer T> OPF_HD inline T truth(T x)
+{
+    if constexpr (sizeof(T) == 8) {
+        using U = std::make_unsigned_t<T>;
+        const U u = U(x);
+        return T((u | (U(0) - u)) >> 63);
+    } else {
+        return T(x != 0);
+    }
+}
 struct OpLand {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) & (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(truth(a) & truth(b)); }
 };
 struct OpLor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) | (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(truth(a) | truth(b)); }
 };
 struct OpLxor {
     template <class T> static constexpr bool defined = Integer<T>;
-    template <class T> OPF_HD static T apply(T a, T b) { return T((a != 0) != (b != 0)); }
+    template <class T> OPF_HD static T apply(T a, T b) { return T(truth(a) ^ truth(b)); }
 };
 
 struct OpBand {
