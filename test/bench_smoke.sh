@@ -1,13 +1,56 @@
 #!/bin/sh
-# Smoke run of opframe_bench: it must run and print a row per provider. Never
-# a pass/fail on speed.
+# Smoke run of opframe_bench: it must run and print a row per provider, for
+# 2 and 3 buffers, and its summary. Never a pass/fail on speed.
 set -e
 # Open MPI's MPI_Init/MPI_Finalize leak by design; opframe's own leaks are
 # caught by the other tests, so LeakSanitizer stays off for this one.
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 export ASAN_OPTIONS
-out=$("${top_builddir:-.}/tools/opframe_bench" --quick --sizes 4,4K)
+bench="${top_builddir:-.}/tools/opframe_bench"
+checks=0 failed=0
+expect() {   # expect WHAT PATTERN TEXT: TEXT has a line matching PATTERN (ERE)
+    checks=$((checks + 1))
+    if ! printf '%s\n' "$3" | grep -Eq "$2"; then
+        echo "bench_smoke: FAIL: $1 (no line matching '$2')"
+        failed=$((failed + 1))
+    fi
+}
+
+out=$("$bench" --quick --sizes 4,4K)
 echo "$out"
-echo "$out" | grep -q ' opframe ' || { echo "bench_smoke: no opframe row"; exit 1; }
-echo "$out" | grep -q ' memref ' || { echo "bench_smoke: no memory reference row"; exit 1; }
-echo "bench_smoke: 2 checks, 0 failed"
+expect "opframe row" ' opframe ' "$out"
+expect "memory reference row" ' memref ' "$out"
+
+# 3 buffers: opf_reduce_local3, the base's 3-buffer kernel and the 3-buffer
+# roofline; the summary names every measured provider of each form.
+out=$("$bench" --quick --sizes 4,4K --buffers 2,3 --op MAX --type DOUBLE)
+echo "$out"
+expect "3-buffer header" '^# .*3-buffer \(out = in1 op in2\)' "$out"
+expect "3-buffer opframe row" '^MAX +DOUBLE +3 +4096 opframe ' "$out"
+expect "3-buffer base row" '^MAX +DOUBLE +3 +4096 base ' "$out"
+expect "3-buffer memref row" '^MAX +DOUBLE +3 +4096 memref ' "$out"
+expect "2-buffer rows as well" '^MAX +DOUBLE +2 +4096 opframe ' "$out"
+expect "summary, 3-buffer base" '^3 +MAX +DOUBLE +base .* @ ' "$out"
+
+# CSV: one header, the buffer count in the last column, the summary as comments.
+out=$("$bench" --quick --sizes 64 --buffers 3 --csv)
+echo "$out"
+expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers$' "$out"
+expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3$' "$out"
+expect "csv summary as comment" '^# 3 +SUM +FLOAT +opframe ' "$out"
+
+# --threads: applied, or a note that this build has no op_base_threads.
+out=$("$bench" --quick --sizes 4 --threads 2)
+echo "$out"
+expect "--threads reported" '^# (op_base_threads = 2|--threads 2 )' "$out"
+
+# Bad values are refused with status 2.
+for bad in "--buffers 4" "--buffers ,," "--threads two"; do
+    checks=$((checks + 1))
+    # shellcheck disable=SC2086
+    if "$bench" $bad >/dev/null 2>&1; then echo "bench_smoke: FAIL: '$bad' accepted"; failed=$((failed + 1))
+    elif [ $? -ne 2 ]; then echo "bench_smoke: FAIL: '$bad' not status 2"; failed=$((failed + 1)); fi
+done
+
+echo "bench_smoke: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,15 +1,21 @@
 // opframe_bench — reduction speed, side by side in one run and one process:
-//   opframe   the full call, opf_reduce_local (selected table, checks included)
-//   <name>    each provider's kernel called directly: base and every component
-//   ompi      Open MPI's MPI_Reduce_local (when built with Open MPI)
-//   memref    a plain float a[i] += b[i] loop compiled for this host, over the same bytes
+//   opframe   the full call: opf_reduce_local, or opf_reduce_local3 for 3 buffers (selected table,
+//             checks included; the only row --threads applies to)
+//   <name>    each provider's kernel called directly (its 2- or 3-buffer kernel): base and every component
+//   ompi      Open MPI's MPI_Reduce_local (when built with Open MPI). It has no 3-buffer form: for
+//             3 buffers the row times a copy of in2 into out followed by MPI_Reduce_local(in1, out),
+//             which is what an Open MPI program does to get out = in1 op in2
+//   memref    the roofline: a plain float loop compiled for this host over the same bytes with the
+//             same traffic, inout[i] += in[i] (2 buffers) or out[i] = in1[i] + in2[i] (3 buffers)
 //
 //   opframe_bench [--op SUM,MAX] [--type FLOAT,INT32_T] [--sizes 1K,64K,1M | --min 1K --max 256M]
-//                 [--providers base,avx2] [--samples N] [--csv] [--plot FILE.png] [--quick] [--suite NAME]
+//                 [--buffers 2,3] [--threads N] [--providers base,avx2] [--samples N] [--csv]
+//                 [--plot FILE.png] [--quick] [--suite NAME]
 //
-// Every figure is the median of --samples timed samples. GB/s counts 3 * bytes per 2-buffer call
-// (read in, read inout, write inout). "vs ompi" is ompi's time / this time (> 1: faster than Open MPI);
-// "of ref" is memref's time / this time (1.0: as fast as the memory reference).
+// Every figure is the median of --samples timed samples. GB/s counts 3 * bytes per call for both
+// forms (read two buffers, write one). "vs ompi" is ompi's time / this time (> 1: faster than Open
+// MPI); "of ref" is memref's time / this time (1.0: as fast as the roofline). The summary at the end
+// gives, per buffers x op x type and provider, the worst of both ratios over all sizes and where.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,7 +46,9 @@ using Clock = std::chrono::steady_clock;
 struct Options {
     std::vector<std::string> ops = {"SUM"}, types = {"FLOAT"}, providers;   // providers empty: all
     std::vector<long> sizes;
+    std::vector<int> buffers = {2};
     long min_size = 1024, max_size = 256L << 20;
+    std::string threads;   // op_base_threads; empty: leave the parameter alone
     int samples = 9;
     bool csv = false;
     std::string plot;
@@ -111,6 +119,13 @@ double median_ns(const std::function<void()> &fn, int samples)
 OPF_REFERENCE_CLONES void reference_add(const float *in, float *inout, long n)
 {
     for (long i = 0; i < n; ++i) inout[i] += in[i];
+}
+// The 3-buffer roofline: the same traffic as opf_reduce_local3 into a
+// distinct buffer (read two, write a third).
+OPF_REFERENCE_CLONES void reference_add3(const float *__restrict in1, const float *__restrict in2,
+                                         float *__restrict out, long n)
+{
+    for (long i = 0; i < n; ++i) out[i] = in1[i] + in2[i];
 }
 
 std::string cpu_model()
@@ -198,6 +213,7 @@ MPI_Op mpi_op_of(const std::string &name)
 
 struct Row {
     std::string op, type, provider;
+    int buffers;
     long bytes;
     opf_count_t count;
     double ns;
@@ -212,12 +228,78 @@ void progress(std::size_t done, std::size_t total)
     if (done == total) std::fprintf(stderr, "\r%*s\r", width + 24, "");
 }
 
+// The summary: per (buffers, op, type) and provider, the worst ratio over all
+// sizes against Open MPI and against the roofline, with the size where it
+// occurs (the figures to look at first; the rows above have the rest).
+template <class GroupTime>
+void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bool csv)
+{
+    struct Worst {
+        double vs_ompi = 0, of_ref = 0;
+        long ompi_bytes = 0, ref_bytes = 0;
+    };
+    std::vector<std::pair<std::string, Worst>> order;   // first-seen order of the keys
+    std::map<std::string, std::size_t> index;
+    for (const Row &r : rows) {
+        if (r.provider == "ompi" || r.provider == "memref") continue;
+        char key[256];
+        std::snprintf(key, sizeof key, "%-3d %-6s %-16s %-9s", r.buffers, r.op.c_str(), r.type.c_str(), r.provider.c_str());
+        auto [it, fresh] = index.emplace(key, order.size());
+        if (fresh) order.push_back({key, Worst{}});
+        Worst &w = order[it->second].second;
+        const double ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
+        if (ompi > 0 && (w.ompi_bytes == 0 || ompi / r.ns < w.vs_ompi)) { w.vs_ompi = ompi / r.ns; w.ompi_bytes = r.bytes; }
+        if (ref > 0 && (w.ref_bytes == 0 || ref / r.ns < w.of_ref)) { w.of_ref = ref / r.ns; w.ref_bytes = r.bytes; }
+    }
+    if (order.empty()) return;
+    const char *lead = csv ? "# " : "";
+    std::printf("\n%sworst over all sizes (ratio @ bytes):\n", lead);
+    std::printf("%s%-3s %-6s %-16s %-9s %18s %18s\n", lead, "buf", "op", "type", "provider", "vs ompi", "of ref");
+    for (const auto &[key, w] : order) {
+        char vs[32] = "-", of[32] = "-";
+        if (w.ompi_bytes) std::snprintf(vs, sizeof vs, "%.2fx @ %ld", w.vs_ompi, w.ompi_bytes);
+        if (w.ref_bytes) std::snprintf(of, sizeof of, "%.2f @ %ld", w.of_ref, w.ref_bytes);
+        std::printf("%s%s %18s %18s\n", lead, key.c_str(), vs, of);
+    }
+}
+
+// Bandwidth against size for the first (op, type): one line per provider and
+// buffer count, as a gnuplot data file and script beside `png`, then the image.
+void write_plot(const std::string &png, const std::vector<Row> &rows)
+{
+    const Row &first = rows.front();
+    const bool both = std::any_of(rows.begin(), rows.end(), [&](const Row &r) { return r.buffers != first.buffers; });
+    auto series = [&](const Row &r) { return both ? r.provider + " (" + std::to_string(r.buffers) + "-buffer)" : r.provider; };
+    const std::string data = png + ".dat", script = png + ".gp";
+    std::ofstream d(data);
+    std::vector<std::string> names;
+    for (const Row &r : rows)
+        if (r.op == first.op && r.type == first.type && std::find(names.begin(), names.end(), series(r)) == names.end())
+            names.push_back(series(r));
+    for (const std::string &name : names) {
+        d << "\"" << name << "\"\n";
+        for (const Row &r : rows)
+            if (r.op == first.op && r.type == first.type && series(r) == name)
+                d << r.bytes << " " << 3.0 * double(r.bytes) / r.ns << "\n";
+        d << "\n\n";
+    }
+    std::ofstream g(script);
+    g << "set terminal png size 1000,600\nset output '" << png << "'\n"
+      << "set title '" << first.op << " " << first.type << " on " << cpu_model() << "'\n"
+      << "set logscale x 2\nset format x '%.0b %BB'\nset xlabel 'buffer size (bytes)'\nset ylabel 'GB/s (3 x bytes / time)'\nset key outside\n"
+      << "plot for [i=0:" << names.size() - 1 << "] '" << data << "' index i using 1:2 with linespoints title columnheader(1)\n";
+    g.close();
+    d.close();
+    const std::string cmd = "gnuplot '" + script + "'";
+    if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "opframe_bench: gnuplot failed; data in %s\n", data.c_str());
+}
+
 int usage()
 {
     std::fprintf(stderr,
                  "usage: opframe_bench [--op LIST] [--type LIST] [--sizes LIST | --min SIZE --max SIZE]\n"
-                 "                     [--providers LIST] [--samples N] [--csv] [--plot FILE.png] [--quick]\n"
-                 "                     [--suite openmpi|extra]\n");
+                 "                     [--buffers 2,3] [--threads N] [--providers LIST] [--samples N]\n"
+                 "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra]\n");
     return 2;
 }
 
@@ -241,6 +323,20 @@ int main(int argc, char **argv)
         else if (a == "--min") o.min_size = parse_size(next());
         else if (a == "--max") o.max_size = parse_size(next());
         else if (a == "--sizes") { o.sizes.clear(); for (auto &s : split(next())) o.sizes.push_back(parse_size(s)); }
+        else if (a == "--buffers") {
+            o.buffers.clear();
+            for (auto &b : split(next())) {
+                if (b != "2" && b != "3") { std::fprintf(stderr, "opframe_bench: --buffers takes 2, 3 or 2,3\n"); return 2; }
+                if (std::find(o.buffers.begin(), o.buffers.end(), std::stoi(b)) == o.buffers.end()) o.buffers.push_back(std::stoi(b));
+            }
+            if (o.buffers.empty()) return usage();
+        } else if (a == "--threads") {
+            o.threads = next();
+            if (o.threads.empty() || o.threads.find_first_not_of("0123456789") != std::string::npos) {
+                std::fprintf(stderr, "opframe_bench: --threads takes a count (0: one per core)\n");
+                return 2;
+            }
+        }
         else if (a == "--quick") { o.samples = 3; o.sizes = {4, 1024, 65536}; }
         else if (a == "--suite") {
             const std::string suite = next();
@@ -261,7 +357,23 @@ int main(int argc, char **argv)
 #ifdef OPF_HAVE_OMPI
     MPI_Init(&argc, &argv);
 #endif
-    opf_init();
+    // op_base_threads is set before opf_init (which reads it); afterwards a
+    // name the build does not declare is an error, which is how we tell.
+    if (!o.threads.empty()) opf_param_set("op_base_threads", o.threads.c_str());
+    if (opf_init() != OPF_SUCCESS) {
+        std::fprintf(stderr, "opframe_bench: opf_init failed: %s\n", opf_last_error());
+        return 1;
+    }
+    std::string threads_note;
+    if (!o.threads.empty()) {
+        char value[64] = "";
+        if (opf_param_get("op_base_threads", value, sizeof value) != OPF_SUCCESS)
+            threads_note = "--threads " + o.threads + " ignored: this build has no parameter op_base_threads";
+        else if (o.threads != value)
+            threads_note = "--threads " + o.threads + " not taken: op_base_threads is " + value;
+        else
+            threads_note = "op_base_threads = " + o.threads + " (the opframe rows; the provider rows call one kernel, one thread)";
+    }
 
     // Providers: the full call, then each provider's kernels called directly.
     std::vector<std::string> providers = {"opframe", "base"};
@@ -282,18 +394,25 @@ int main(int argc, char **argv)
         if (hw.arm_features) opf_hw_format_arm_features(hw.arm_features, isa, sizeof isa);
         else opf_hw_format_features(hw.x86_features, isa, sizeof isa);
     }
-    std::printf("# opframe_bench %s: 2-buffer (inout = in op inout), median of %d samples\n", PACKAGE_VERSION, o.samples);
+    std::string forms;
+    for (int b : o.buffers)
+        forms += std::string(forms.empty() ? "" : " and ") +
+                 (b == 2 ? "2-buffer (inout = in op inout)" : "3-buffer (out = in1 op in2)");
+    std::printf("# opframe_bench %s: %s, median of %d samples\n", PACKAGE_VERSION, forms.c_str(), o.samples);
     std::printf("# machine: %s; ISA: %s; L3 %lld KiB\n", cpu_model().c_str(), isa, (long long)(hw.l3_bytes / 1024));
-    std::printf("# compared with: %s; memref: float a[i] += b[i] over the same bytes\n",
+    std::printf("# compared with: %s\n",
 #ifdef OPF_HAVE_OMPI
-                "Open MPI MPI_Reduce_local, same process"
+                "Open MPI MPI_Reduce_local, same process (3-buffer: a copy of in2 into out, then MPI_Reduce_local)"
 #else
                 "(no Open MPI in this build)"
 #endif
     );
+    std::printf("# memref (roofline): float inout[i] += in[i] (2-buffer), out[i] = in1[i] + in2[i] (3-buffer),\n"
+                "#   over the same bytes, vectorised for this host\n");
+    if (!threads_note.empty()) std::printf("# %s\n", threads_note.c_str());
 
     std::vector<Row> rows;
-    std::size_t total = o.ops.size() * o.types.size() * o.sizes.size(), done = 0;
+    std::size_t total = o.ops.size() * o.types.size() * o.sizes.size() * o.buffers.size(), done = 0;
     for (const std::string &op_name : o.ops)
         for (const std::string &type_name : o.types) {
             const opf_op_t op = op_by_name(op_name);
@@ -307,86 +426,87 @@ int main(int argc, char **argv)
             opf_op_valid_for_type(op, type, &valid);
             opf_type_kernel_type(type, &kt);
             opf_type_get_extent(type, &lb, &extent);
-            if (!valid || kt < 0) { done += o.sizes.size(); continue; }   // e.g. LAND on a complex type in a suite
-            const int op_id = int(reinterpret_cast<uintptr_t>(op));
-            for (long bytes : o.sizes) {
-                progress(done++, total);
-                const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
-                const long n_bytes = long(count * extent);
-                std::vector<unsigned char> in(n_bytes), inout(n_bytes);
-                fill_ones(in, kt);
-                fill_ones(inout, kt);
-                auto add = [&](const std::string &provider, const std::function<void()> &fn) {
-                    rows.push_back({op_name, type_name, provider, n_bytes, count, median_ns(fn, o.samples)});
-                };
-                for (const std::string &p : providers) {
-                    if (p == "opframe") {
-                        add(p, [&] { opf_reduce_local(in.data(), inout.data(), count, type, op); });
-                        continue;
-                    }
-                    opf_kernel2_fn *fn2 = nullptr;
-                    opf_kernel3_fn *fn3 = nullptr;
-                    if (opf_slot_kernels(op_id, kt, p.c_str(), count, &fn2, &fn3) != OPF_SUCCESS || !fn2) continue;
-                    add(p, [&] { fn2(in.data(), inout.data(), count); });
-                }
-#ifdef OPF_HAVE_OMPI
-                const MPI_Datatype mt = mpi_type_of(type_name);
-                const MPI_Op mo = mpi_op_of(op_name);
-                if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count <= 0x7fffffff)
-                    add("ompi", [&] { MPI_Reduce_local(in.data(), inout.data(), int(count), mt, mo); });
-#endif
-                std::vector<float> ra(std::max<long>(1, n_bytes / 4), 1.0f), rb(ra.size(), 1.0f);
-                add("memref", [&] { reference_add(ra.data(), rb.data(), long(ra.size())); });
+            if (!valid || kt < 0) {   // e.g. LAND on a complex type in a suite
+                done += o.sizes.size() * o.buffers.size();
+                continue;
             }
+            const int op_id = int(reinterpret_cast<uintptr_t>(op));
+            for (long bytes : o.sizes)
+                for (int nbuf : o.buffers) {
+                    progress(done++, total);
+                    const bool three = nbuf == 3;
+                    const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
+                    const long n_bytes = long(count * extent);
+                    // in (in1), inout (in2), out: distinct allocations; out only for 3 buffers.
+                    std::vector<unsigned char> in(n_bytes), inout(n_bytes), out(three ? n_bytes : 0);
+                    fill_ones(in, kt);
+                    fill_ones(inout, kt);
+                    fill_ones(out, kt);
+                    auto add = [&](const std::string &provider, const std::function<void()> &fn) {
+                        rows.push_back({op_name, type_name, provider, nbuf, n_bytes, count, median_ns(fn, o.samples)});
+                    };
+                    for (const std::string &p : providers) {
+                        if (p == "opframe") {
+                            if (three)
+                                add(p, [&] { opf_reduce_local3(in.data(), inout.data(), out.data(), count, type, op); });
+                            else
+                                add(p, [&] { opf_reduce_local(in.data(), inout.data(), count, type, op); });
+                            continue;
+                        }
+                        opf_kernel2_fn *fn2 = nullptr;
+                        opf_kernel3_fn *fn3 = nullptr;
+                        if (opf_slot_kernels(op_id, kt, p.c_str(), count, &fn2, &fn3) != OPF_SUCCESS) continue;
+                        if (three && fn3) add(p, [&] { fn3(in.data(), inout.data(), out.data(), count); });
+                        if (!three && fn2) add(p, [&] { fn2(in.data(), inout.data(), count); });
+                    }
+#ifdef OPF_HAVE_OMPI
+                    const MPI_Datatype mt = mpi_type_of(type_name);
+                    const MPI_Op mo = mpi_op_of(op_name);
+                    if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count <= 0x7fffffff) {
+                        if (three)   // Open MPI has no 3-buffer local reduction: copy, then reduce in place
+                            add("ompi", [&] {
+                                std::memcpy(out.data(), inout.data(), std::size_t(n_bytes));
+                                MPI_Reduce_local(in.data(), out.data(), int(count), mt, mo);
+                            });
+                        else
+                            add("ompi", [&] { MPI_Reduce_local(in.data(), inout.data(), int(count), mt, mo); });
+                    }
+#endif
+                    const std::size_t floats = std::size_t(std::max<long>(1, n_bytes / 4));
+                    std::vector<float> ra(floats, 1.0f), rb(floats, 1.0f), rc(three ? floats : 0, 1.0f);
+                    if (three)
+                        add("memref", [&] { reference_add3(ra.data(), rb.data(), rc.data(), long(floats)); });
+                    else
+                        add("memref", [&] { reference_add(ra.data(), rb.data(), long(floats)); });
+                }
         }
     progress(total, total);
 
-    // Ratios within each (op, type, size) group.
+    // Ratios within each (buffers, op, type, size) group.
     auto group_time = [&](const Row &r, const char *provider) {
         for (const Row &x : rows)
-            if (x.op == r.op && x.type == r.type && x.bytes == r.bytes && x.provider == provider) return x.ns;
+            if (x.buffers == r.buffers && x.op == r.op && x.type == r.type && x.bytes == r.bytes && x.provider == provider)
+                return x.ns;
         return 0.0;
     };
-    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref\n");
-    else std::printf("%-6s %-16s %10s %-9s %12s %9s %8s %7s\n", "op", "type", "bytes", "provider", "ns/call", "GB/s",
-                     "vs ompi", "of ref");
+    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers\n");
+    else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
+                     "GB/s", "vs ompi", "of ref");
     for (const Row &r : rows) {
         const double gbps = 3.0 * double(r.bytes) / r.ns, ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
         char vs[16] = "-";
         if (ompi > 0) std::snprintf(vs, sizeof vs, "%.2fx", ompi / r.ns);
         if (o.csv)
-            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f\n", r.op.c_str(), r.type.c_str(), r.bytes,
-                        (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0, ref / r.ns);
+            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
+                        (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0, ref / r.ns,
+                        r.buffers);
         else
-            std::printf("%-6s %-16s %10ld %-9s %12.1f %9.2f %8s %7.2f\n", r.op.c_str(), r.type.c_str(), r.bytes,
-                        r.provider.c_str(), r.ns, gbps, vs, ref / r.ns);
+            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7.2f\n", r.op.c_str(), r.type.c_str(), r.buffers,
+                        r.bytes, r.provider.c_str(), r.ns, gbps, vs, ref / r.ns);
     }
+    print_summary(rows, group_time, o.csv);
 
-    if (!o.plot.empty()) {   // bandwidth vs size, one line per provider, for the first (op, type)
-        const std::string data = o.plot + ".dat", script = o.plot + ".gp";
-        std::ofstream d(data);
-        std::vector<std::string> names;
-        for (const Row &r : rows)
-            if (r.op == rows.front().op && r.type == rows.front().type &&
-                std::find(names.begin(), names.end(), r.provider) == names.end())
-                names.push_back(r.provider);
-        for (const std::string &p : names) {
-            d << "\"" << p << "\"\n";
-            for (const Row &r : rows)
-                if (r.op == rows.front().op && r.type == rows.front().type && r.provider == p)
-                    d << r.bytes << " " << 3.0 * double(r.bytes) / r.ns << "\n";
-            d << "\n\n";
-        }
-        std::ofstream g(script);
-        g << "set terminal png size 1000,600\nset output '" << o.plot << "'\n"
-          << "set title '" << rows.front().op << " " << rows.front().type << " on " << cpu_model() << "'\n"
-          << "set logscale x 2\nset format x '%.0b %BB'\nset xlabel 'buffer size (bytes)'\nset ylabel 'GB/s (3 x bytes / time)'\nset key outside\n"
-          << "plot for [i=0:" << names.size() - 1 << "] '" << data << "' index i using 1:2 with linespoints title columnheader(1)\n";
-        g.close();
-        d.close();
-        const std::string cmd = "gnuplot '" + script + "'";
-        if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "opframe_bench: gnuplot failed; data in %s\n", data.c_str());
-    }
+    if (!o.plot.empty() && !rows.empty()) write_plot(o.plot, rows);
 #ifdef OPF_HAVE_OMPI
     MPI_Finalize();
 #endif
