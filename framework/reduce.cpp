@@ -15,6 +15,7 @@
 #include "framework/op.h"
 #include "framework/params.h"
 #include "framework/runtime.h"
+#include "framework/workers.h"
 
 namespace opf {
 namespace {
@@ -201,7 +202,9 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel2(op_id, t.kernel_type, n, t.alignment, in, inout)(in, inout, n);
+        opf_kernel2_fn *fn = kernel2(op_id, t.kernel_type, n, t.alignment, in, inout);
+        if (n >= workers_min_count[t.kernel_type]) [[unlikely]] return run_on_workers(fn, in, inout, n, t.kernel_type);
+        fn(in, inout, n);
         return;
     }
     walk2(op_id, in, inout, count, t);
@@ -213,7 +216,9 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel3(op_id, t.kernel_type, n, t.alignment, in1, in2, out)(in1, in2, out, n);
+        opf_kernel3_fn *fn = kernel3(op_id, t.kernel_type, n, t.alignment, in1, in2, out);
+        if (n >= workers_min_count[t.kernel_type]) [[unlikely]] return run_on_workers(fn, in1, in2, out, n, t.kernel_type);
+        fn(in1, in2, out, n);
         return;
     }
     walk3(op_id, in1, in2, out, count, t);

@@ -23,6 +23,7 @@
 //                          fp16  AVX512-FP16 for float16 (off: float conversions)
 //                          bf16  AVX512-BF16 for bfloat16 rounding (off: integer rounding)
 #include "components/simd/component.h"
+#include "components/simd/stream_offers.h"
 
 namespace opf::simd {
 
@@ -44,6 +45,10 @@ struct Avx512 {
         "(off: integer rounding)";
     enum : int64_t { use_fp16 = 1 << 0, use_bf16 = 1 << 1 };
     static constexpr const SlotTable &table = avx512_table;
+    // The streaming tier (stream_offers.h).
+    static constexpr const char *stream_param = "op_avx512_stream_min_bytes";
+    static constexpr const SlotTable &stream_table = avx512_stream_table;
+    static constexpr bool stream_two = false;   // measured: no gain in place (README.md)
 
     // The FP16 / BF16 kernels replace the plain ones where the CPU has the
     // extension and op_avx512_support allows it.
@@ -67,4 +72,4 @@ struct Avx512 {
 
 } // namespace opf::simd
 
-OPF_COMPONENT_DECLARE(avx512) = opf::simd::Component<opf::simd::Avx512>::descriptor;
+OPF_COMPONENT_DECLARE(avx512) = opf::simd::WithStreaming<opf::simd::Avx512>::descriptor;
