@@ -23,6 +23,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "config.h"
 #include "base/kernels.h"
 #include "framework/params.h"
@@ -142,6 +144,7 @@ public:
     }
     ~Pool()
     {
+        std::lock_guard call_done(in_use_);   // a call still on the pool (finalize racing a call: a user error) ends first
         {
             std::lock_guard lock(m_);
             stopping_ = true;
@@ -159,8 +162,10 @@ public:
         const opf_count_t chunks = std::clamp<opf_count_t>(job.n / min_per_thread, 1, threads());
         const opf_count_t per_chunk = (job.n + chunks - 1) / chunks;
         job.chunk = (per_chunk + kChunkGrain - 1) / kChunkGrain * kChunkGrain;
-        std::unique_lock mine(in_use_, std::try_to_lock);
-        if (!mine || chunks == 1) {   // another call holds the pool: this one runs alone
+        // Alone: when another call holds the pool, and in a child forked
+        // after opf_init (it has none of the pool's threads).
+        std::unique_lock mine(in_use_, std::defer_lock);
+        if (chunks == 1 || getpid() != owner_ || !mine.try_lock()) {
             job.run_alone();
             return;
         }
@@ -196,6 +201,7 @@ private:
         }
     }
 
+    const pid_t owner_ = getpid();
     Topology topology_;
     std::mutex in_use_;   // held by the call on the pool
     std::mutex m_;        // guards the fields below

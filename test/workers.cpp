@@ -10,7 +10,8 @@
 //     one thread on the whole buffer: data bytes, padding and the guard after
 //     the true end alike;
 //  3. several application threads make large calls at once (the pool busy:
-//     the others run alone) and check their results; then opf_finalize joins.
+//     the others run alone) and check their results; then opf_finalize joins;
+//  4. a child forked after opf_init runs its large calls alone.
 // Run it under TSan (.ci/steps/61-tsan.sh) and with components (test/big_buffers.sh).
 // Usage: workers [--seed N]. Prints "workers: N checks, F failed".
 #include <opframe/introspect.h>
@@ -27,6 +28,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -174,6 +178,25 @@ void concurrent(uint64_t seed)
     check(opf_finalize() == OPF_SUCCESS, "opf_finalize after concurrent calls");
 }
 
+// A child forked after opf_init has none of the pool's threads: its large
+// calls run alone (without the check they would wait for helpers forever).
+void forked_child()
+{
+    init_with("2", "1");
+    const pid_t child = fork();
+    if (child == 0) {
+        alarm(20);
+        std::vector<int32_t> a(100000, 3), b(100000, 4);
+        const bool ok = opf_reduce_local(a.data(), b.data(), opf_count_t(a.size()), OPF_INT32_T, OPF_SUM) == OPF_SUCCESS &&
+                        std::all_of(b.begin(), b.end(), [](int32_t x) { return x == 7; });
+        _exit(ok ? 0 : 1);
+    }
+    int status = -1;
+    waitpid(child, &status, 0);
+    check(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a large call in a child forked after opf_init");
+    opf_finalize();
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -189,6 +212,7 @@ int main(int argc, char **argv)
     check(cases.size() > 100, "predefined (op, type) pairs found: " + std::to_string(cases.size()));
     edges(rng, cases);
     concurrent(seed);
+    forked_child();
     std::printf("workers: %ld checks, %ld failed\n", checks.load(), failed.load());
     return failed ? 1 : 0;
 }
