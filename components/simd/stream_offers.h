@@ -6,10 +6,13 @@
 // The tier is offered at the component's priority + 1 and from a minimum
 // count on (opf_offer_t.min_count), so the framework's size tiers send large
 // calls to it and everything below to the plain kernels, without a branch in
-// any kernel. The threshold is in bytes of one buffer: by default the size
-// of the last-level cache hwloc reports (one instance of L3, else L2): from
-// there on a call's output cannot stay in the cache, so reading it for
-// ownership only to write it back is wasted traffic.
+// any kernel. The threshold is in bytes of one buffer: by default a quarter
+// of the last-level cache hwloc reports (one instance of L3, else L2). A
+// call whose three buffers fill most of that cache keeps little of its output
+// there for the next use, so reading it for ownership first is wasted
+// traffic. Measured on the AMD EPYC VM of issue 15 (32 MiB L3): streaming
+// loses at 1-2 MiB, is even at 4 MiB and wins from 8 MiB on (1.4-2x a plain
+// vectorised loop, 3-buffer SUM FLOAT; test/bench_big.cpp).
 #pragma once
 
 #include <cstdint>
@@ -26,8 +29,8 @@ extern const SlotTable avx512_stream_table;
 //   stream_two   whether the 2-buffer kernels stream as well (measured; see README.md)
 template <class Isa> struct WithStreaming {
     using Base = Component<Isa>;
-    static inline int64_t min_bytes = 0;   // the parameter: 0 = the last-level cache's size
-    static inline int64_t cache_bytes = 0; // seen at init_query
+    static inline int64_t min_bytes = 0;   // the parameter: 0 = the default below
+    static inline int64_t cache_bytes = 0; // the default: a quarter of the last-level cache seen at init_query
 
     static int register_params()
     {
@@ -35,7 +38,8 @@ template <class Isa> struct WithStreaming {
         const opf_param_spec_t spec = {
             Isa::stream_param, OPF_PARAM_SIZE, "0",
             "Bytes of one buffer from which this component's kernels store their results with non-temporal "
-            "(streaming) stores, past the caches; 0: the size of the last-level cache (hwloc; none if unknown)",
+            "(streaming) stores, past the caches (3-buffer calls); 0: a quarter of the last-level cache (hwloc; "
+            "none if it reports none)",
             5, OPF_PARAM_SETTABLE, nullptr, nullptr, &min_bytes};
         return opf_param_register(&spec) == OPF_SUCCESS ? 0 : -1;
     }
@@ -43,7 +47,7 @@ template <class Isa> struct WithStreaming {
     static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
     {
         if (int rc = Base::init_query(hw, reason, reason_len)) return rc;
-        cache_bytes = hw->l3_bytes > 0 ? hw->l3_bytes : hw->l2_bytes;
+        cache_bytes = (hw->l3_bytes > 0 ? hw->l3_bytes : hw->l2_bytes) / 4;
         return 0;
     }
 
