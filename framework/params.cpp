@@ -56,7 +56,7 @@ Params params = {
     .hwloc_opencl = 0,
     .isa_mask = -1,
     .threads = 1,
-    .threads_min_bytes = int64_t(1) << 20,
+    .threads_min_bytes = int64_t(4) << 20,
     .threads_in_mpi = 0,
 };
 
@@ -893,7 +893,7 @@ void register_framework_params()
           "binding. Off inside an MPI job unless op_base_threads_in_mpi is set" INIT_ONLY_NOTE, 4,
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.threads},
          0, 1024, true},
-        {{"op_base_threads_min_bytes", OPF_PARAM_SIZE, "1M",
+        {{"op_base_threads_min_bytes", OPF_PARAM_SIZE, "4M",
           "Least bytes of one buffer that each thread of op_base_threads gets: smaller calls, and the first "
           "2x this of each call, never pay for waking the pool" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr,
           nullptr, &params.threads_min_bytes},
