@@ -894,8 +894,8 @@ void register_framework_params()
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.threads},
          0, 1024, true},
         {{"op_base_threads_min_bytes", OPF_PARAM_SIZE, "4M",
-          "Least bytes of one buffer that each thread of op_base_threads gets: smaller calls, and the first "
-          "2x this of each call, never pay for waking the pool" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr,
+          "Least bytes of one buffer that each thread of op_base_threads gets: calls below twice this stay on "
+          "the calling thread and never pay for waking the pool" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr,
           nullptr, &params.threads_min_bytes},
          1, INT64_MAX, true},
         {{"op_base_threads_in_mpi", OPF_PARAM_BOOL, "false",

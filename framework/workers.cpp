@@ -167,10 +167,10 @@ public:
         const opf_count_t chunks = std::clamp<opf_count_t>(job.n / min_per_thread, 1, threads());
         const opf_count_t per_chunk = (job.n + chunks - 1) / chunks;
         job.chunk = (per_chunk + kChunkGrain - 1) / kChunkGrain * kChunkGrain;
-        // Alone: when another call holds the pool, and in a child forked
-        // after opf_init (it has none of the pool's threads).
+        // Alone: with one chunk, when another call holds the pool, and in a
+        // child forked after opf_init (it has none of the pool's threads).
         std::unique_lock mine(in_use_, std::defer_lock);
-        if (chunks == 1 || getpid() != owner_ || !mine.try_lock()) {
+        if (job.n <= job.chunk || getpid() != owner_ || !mine.try_lock()) {
             job.run_alone();
             return;
         }

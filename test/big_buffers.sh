@@ -6,8 +6,9 @@
 #  2. the conformance engine with the streaming tier lowered to 256 bytes
 #     (op_<isa>_stream_min_bytes), so every length from a few hundred bytes on
 #     runs the streaming kernels at every ISA level, against the reference,
-#     on guarded buffers; and the pool on, from 1 byte per thread, so the
-#     datatype-level calls go through it as well.
+#     on guarded buffers; with the pool on from 1 byte per thread (the
+#     datatype-level calls, 5 elements, take its path and run in one chunk;
+#     test/workers checks the chunk edges).
 set -e
 top=${top_builddir:-.}
 path=""
