@@ -36,7 +36,6 @@ struct Avx2 {
     // The streaming tier (stream_offers.h).
     static constexpr const char *stream_param = "op_avx2_stream_min_bytes";
     static constexpr const SlotTable &stream_table = avx2_stream_table;
-    static constexpr bool stream_two = false;   // measured: no gain in place (README.md)
 
     static void adjust(int, SlotRow &row, int64_t support, unsigned)
     {

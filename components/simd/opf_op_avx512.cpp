@@ -48,7 +48,6 @@ struct Avx512 {
     // The streaming tier (stream_offers.h).
     static constexpr const char *stream_param = "op_avx512_stream_min_bytes";
     static constexpr const SlotTable &stream_table = avx512_stream_table;
-    static constexpr bool stream_two = false;   // measured: no gain in place (README.md)
 
     // The FP16 / BF16 kernels replace the plain ones where the CPU has the
     // extension and op_avx512_support allows it.

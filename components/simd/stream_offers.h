@@ -24,9 +24,7 @@ namespace opf::simd {
 extern const SlotTable avx2_stream_table;
 extern const SlotTable avx512_stream_table;
 
-// Isa adds to the life-cycle traits of component.h:
-//   stream_param, stream_table
-//   stream_two   whether the 2-buffer kernels stream as well (measured; see README.md)
+// Isa adds to the life-cycle traits of component.h: stream_param, stream_table.
 template <class Isa> struct WithStreaming {
     using Base = Component<Isa>;
     static inline int64_t min_bytes = 0;   // the parameter: 0 = the default below
@@ -66,7 +64,6 @@ template <class Isa> struct WithStreaming {
             offer.kernel_type = kt;
             offer.priority = int(Base::priority) + 1;
             offer.min_count = (threshold + extent - 1) / extent;
-            offer.kernel2 = Isa::stream_two ? s.fn2 : nullptr;
             offer.kernel3 = s.fn3;
             opf_module_offer(module, &offer);
         }
