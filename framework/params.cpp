@@ -55,6 +55,9 @@ Params params = {
     .selftest = 0,
     .hwloc_opencl = 0,
     .isa_mask = -1,
+    .threads = 1,
+    .threads_min_bytes = int64_t(4) << 20,
+    .threads_in_mpi = 0,
 };
 
 namespace {
@@ -883,6 +886,22 @@ void register_framework_params()
           "x86 ISA features the components may see (the probed ones, masked by this list): remove a word to make "
           "every component take a lower level, as on a CPU without it (conformance runs loop over the levels)" INIT_ONLY_NOTE, 8,
           OPF_PARAM_SETTABLE, opf::x86_feature_word_list(), nullptr, &params.isa_mask},
+         INT64_MIN, INT64_MAX, true},
+        {{"op_base_threads", OPF_PARAM_INT, "1",
+          "Threads that share a large contiguous reduction of a predefined op: 1 = the calling thread alone, N = "
+          "the caller and N-1 pool threads placed on the other cores of its binding, 0 = one per core of that "
+          "binding. Off inside an MPI job unless op_base_threads_in_mpi is set" INIT_ONLY_NOTE, 4,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.threads},
+         0, 1024, true},
+        {{"op_base_threads_min_bytes", OPF_PARAM_SIZE, "4M",
+          "Least bytes of one buffer that each thread of op_base_threads gets: calls below twice this stay on "
+          "the calling thread and never pay for waking the pool" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr,
+          nullptr, &params.threads_min_bytes},
+         1, INT64_MAX, true},
+        {{"op_base_threads_in_mpi", OPF_PARAM_BOOL, "false",
+          "Use op_base_threads inside an MPI job too (the launcher gave the other cores to other ranks and MPI's "
+          "progress threads: off by default)" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
+          &params.threads_in_mpi},
          INT64_MIN, INT64_MAX, true},
     };
     for (const Declaration &d : declarations)

@@ -33,6 +33,10 @@ struct Params {
     int selftest;                 // op_base_selftest
     int hwloc_opencl;             // op_base_hwloc_opencl: let hwloc's OpenCL plugin list devices
     int64_t isa_mask;             // op_base_isa_mask: OPF_X86_* features components may see
+    // The worker pool (workers.h)
+    int64_t threads;              // op_base_threads: 1 off, N threads, 0 one per core
+    int64_t threads_min_bytes;    // op_base_threads_min_bytes: the least each thread gets
+    int threads_in_mpi;           // op_base_threads_in_mpi: the pool inside an MPI job too
 };
 
 // The values in force (resolved at opf_init, updated by opf_param_set).

@@ -16,6 +16,7 @@
 #include "framework/op.h"
 #include "framework/params.h"
 #include "framework/runtime.h"
+#include "framework/workers.h"
 
 namespace opf {
 namespace {
@@ -202,7 +203,9 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel2(op_id, t.kernel_type, n, t.alignment, in, inout)(in, inout, n);
+        opf_kernel2_fn *fn = kernel2(op_id, t.kernel_type, n, t.alignment, in, inout);
+        if (n >= workers_min_count[t.kernel_type]) [[unlikely]] return run_on_workers(fn, in, inout, n, t.kernel_type);
+        fn(in, inout, n);
         return;
     }
     walk2(op_id, in, inout, count, t);
@@ -214,7 +217,9 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 {
     if (t.dense) [[likely]] {
         const opf_count_t n = count * t.basic_per_item;
-        kernel3(op_id, t.kernel_type, n, t.alignment, in1, in2, out)(in1, in2, out, n);
+        opf_kernel3_fn *fn = kernel3(op_id, t.kernel_type, n, t.alignment, in1, in2, out);
+        if (n >= workers_min_count[t.kernel_type]) [[unlikely]] return run_on_workers(fn, in1, in2, out, n, t.kernel_type);
+        fn(in1, in2, out, n);
         return;
     }
     walk3(op_id, in1, in2, out, count, t);
@@ -488,7 +493,7 @@ void build_call_rows()
             // Counts above the limit go the general way: a branch that only
             // large calls need (a worker pool) belongs there, with its
             // threshold - 1 folded into this limit.
-            opf_count_t limit = t.max_count;
+            opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
             take_tiers(s.two, limit, r.below2, r.above2, r.split2);
             take_tiers(s.three, limit, r.below3, r.above3, r.split3);
             r.align_mask = uintptr_t(t.alignment) - 1;

@@ -8,6 +8,7 @@
 #include "framework/error.h"
 #include "framework/op.h"
 #include "framework/params.h"
+#include "framework/workers.h"
 
 namespace opf {
 
@@ -31,6 +32,7 @@ int initialize_locked()
             load_base_table();
             return rc;
         }
+        start_workers();
     } catch (...) {
         load_base_table();
         return fail_exception("opf_init");
@@ -72,6 +74,7 @@ try {
     if (!initialized.load(std::memory_order_relaxed)) return OPF_SUCCESS;
     initialized.store(false, std::memory_order_release);
     clear_call_rows();
+    stop_workers();   // before the components that hold its kernels go
     release_all_user_ops();
     release_all_types();
     components_finalize();

@@ -6,7 +6,7 @@
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
 san="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
 export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:second_deadlock_stack=1"
-tests="test/threads test/hardening_threads test/params test/api_errors test/components.sh"
+tests="test/threads test/hardening_threads test/workers test/params test/api_errors test/components.sh"
 echo "tsan: $tests"
 ./autogen.sh >/dev/null && ./configure -q CFLAGS="$san" CXXFLAGS="$san" LDFLAGS="-fsanitize=thread" \
     && make -j"$(nproc)" >/dev/null && make -j"$(nproc)" check TESTS="$tests"; rc=$?

@@ -17,6 +17,7 @@
 // This file is the life cycle, built WITHOUT ISA flags (component.h says
 // why); the kernels are in avx2_kernels.cpp.
 #include "components/simd/component.h"
+#include "components/simd/stream_offers.h"
 
 namespace opf::simd {
 
@@ -36,6 +37,9 @@ struct Avx2 {
         "f16c = float16 MAX/MIN/SUM/PROD through F16C conversions (off: float16 stays with the base)";
     enum : int64_t { use_f16c = 1 << 0 };
     static constexpr const SlotTable &table = avx2_table;
+    // The streaming tier (stream_offers.h).
+    static constexpr const char *stream_param = "op_avx2_stream_min_bytes";
+    static constexpr const SlotTable &stream_table = avx2_stream_table;
 
     static void adjust(int, SlotRow &row, int64_t support, unsigned)
     {
@@ -45,4 +49,4 @@ struct Avx2 {
 
 } // namespace opf::simd
 
-OPF_COMPONENT_DECLARE(avx2) = opf::simd::Component<opf::simd::Avx2>::descriptor;
+OPF_COMPONENT_DECLARE(avx2) = opf::simd::WithStreaming<opf::simd::Avx2>::descriptor;

@@ -25,6 +25,7 @@
 //   op_avx512_min_bytes  smallest call it serves, bytes per buffer (size, default 128; smaller
 //                        calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h, min_count_for)
 #include "components/simd/component.h"
+#include "components/simd/stream_offers.h"
 
 namespace opf::simd {
 
@@ -47,6 +48,9 @@ struct Avx512 {
         "(off: integer rounding)";
     enum : int64_t { use_fp16 = 1 << 0, use_bf16 = 1 << 1 };
     static constexpr const SlotTable &table = avx512_table;
+    // The streaming tier (stream_offers.h).
+    static constexpr const char *stream_param = "op_avx512_stream_min_bytes";
+    static constexpr const SlotTable &stream_table = avx512_stream_table;
 
     // The FP16 / BF16 kernels replace the plain ones where the CPU has the
     // extension and op_avx512_support allows it.
@@ -70,4 +74,4 @@ struct Avx512 {
 
 } // namespace opf::simd
 
-OPF_COMPONENT_DECLARE(avx512) = opf::simd::Component<opf::simd::Avx512>::descriptor;
+OPF_COMPONENT_DECLARE(avx512) = opf::simd::WithStreaming<opf::simd::Avx512>::descriptor;
