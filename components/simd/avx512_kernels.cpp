@@ -23,8 +23,119 @@
 namespace opf::simd {
 namespace {
 
+// ---- MAXLOC / MINLOC with mask registers ------------------------------------------
+// simd.h's Loc works on vector masks, which AVX-512 only has as k-registers:
+// GCC converts every comparison back and forth (vpmovm2d / vpmovd2m). Here
+// the decisions stay in k-registers from the comparisons to the blend and to
+// the store, whose byte mask leaves each pair's padding unwritten.
+// A register holds 8 pairs of 8 bytes as dword lanes or 4 pairs of 16 bytes
+// as qword lanes, the value in the even lane (a short in its low 16 bits),
+// the index in the odd one (an int in the low 32 bits of a qword). Per pair,
+// as base::OpLoc:
+//   b_first  b's value wins (floating point: or b alone is NaN)
+//   tie      equal values, or two NaNs: the smaller index wins
+//   take_b   b_first, or a tie and b's index smaller;
+// b's lanes where take_b, a's elsewhere; on equal floating-point values the
+// value is a & b (MAX) or a | b (MIN), which orders -0 < +0 and is the value
+// itself otherwise.
+template <bool IsMax, class Value, class Index> struct MaskLoc {
+    using BaseOp = base::OpLoc<IsMax>;
+    using BaseT = base::Pair<Value, Index>;
+    static_assert(sizeof(BaseT) == 8 || sizeof(BaseT) == 16);
+    template <std::size_t R> using Reg = Vec<long long, R>;
+    static constexpr bool wide = sizeof(BaseT) == 16;   // qword lanes
+    using K = std::conditional_t<wide, __mmask8, __mmask16>;
+    static constexpr K even = wide ? 0x55 : 0x5555, odd = K(even << 1);
+
+    static constexpr bool padded = offsetof(BaseT, index) + sizeof(Index) < sizeof(BaseT) ||
+                                   sizeof(Value) < offsetof(BaseT, index);
+    static constexpr bool masked_padding = true;
+    // The data bytes of a register: a pair's value and index bytes, repeated.
+    static constexpr __mmask64 data_bytes = [] {
+        __mmask64 m = 0;
+        for (std::size_t k = 0; k < 64; ++k) {
+            const std::size_t at = k % sizeof(BaseT);
+            const bool value = at < sizeof(Value);
+            const bool index = at >= offsetof(BaseT, index) && at < offsetof(BaseT, index) + sizeof(Index);
+            if (value || index) m |= __mmask64(1) << k;
+        }
+        return m;
+    }();
+    [[gnu::always_inline]] static void store(unsigned char *p, Reg<64> v)
+    {
+        _mm512_mask_storeu_epi8(p, data_bytes, as<__m512i>(v));
+    }
+    [[gnu::always_inline]] static void store_partial(unsigned char *p, Reg<64> v, std::size_t nbytes)
+    {
+        _mm512_mask_storeu_epi8(p, data_bytes & (nbytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << nbytes) - 1),
+                                as<__m512i>(v));
+    }
+
+    // x << S in lanes of L (the vector form: GCC 12's _mm512_slli_* warn of an undefined source).
+    template <class L, int S> [[gnu::always_inline]] static __m512i shl(__m512i x)
+    {
+        return as<__m512i>(as<Vec<L, 64>>(x) << S);
+    }
+    // Comparisons of the value lanes (bits of the even lanes only).
+    template <int P> [[gnu::always_inline]] static K cmp_float(__m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_pd_mask(even, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
+        else return _mm512_mask_cmp_ps_mask(even, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
+    }
+    template <int P> [[gnu::always_inline]] static K cmp_int(__m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(even, a, b, P);
+        else if constexpr (sizeof(Value) == 4) return _mm512_mask_cmp_epi32_mask(even, a, b, P);
+        else return _mm512_mask_cmp_epi32_mask(even, shl<uint32_t, 16>(a), shl<uint32_t, 16>(b), P);   // a short, to the top
+    }
+    // b.index < a.index (bits of the odd lanes).
+    [[gnu::always_inline]] static K index_less(__m512i a, __m512i b)
+    {
+        if constexpr (std::is_same_v<Index, double>)
+            return _mm512_mask_cmp_pd_mask(odd, _mm512_castsi512_pd(b), _mm512_castsi512_pd(a), _CMP_LT_OQ);
+        else if constexpr (std::is_same_v<Index, float>)
+            return _mm512_mask_cmp_ps_mask(odd, _mm512_castsi512_ps(b), _mm512_castsi512_ps(a), _CMP_LT_OQ);
+        else if constexpr (wide)   // an int in the low half of a qword, the padding above it
+            return _mm512_mask_cmp_epi64_mask(odd, shl<uint64_t, 32>(b), shl<uint64_t, 32>(a), _MM_CMPINT_LT);
+        else
+            return _mm512_mask_cmp_epi32_mask(odd, b, a, _MM_CMPINT_LT);
+    }
+
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V va, V vb)
+    {
+        const __m512i a = as<__m512i>(va), b = as<__m512i>(vb);
+        K b_first, tie, equal = 0;
+        if constexpr (std::is_floating_point_v<Value>) {
+            const K na = cmp_float<_CMP_UNORD_Q>(a, a), nb = cmp_float<_CMP_UNORD_Q>(b, b);
+            // !(a >= b) (MAX) or !(a <= b) (MIN): b better, or either NaN; less a NaN
+            b_first = K(cmp_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(a, b) & ~na);
+            equal = cmp_float<_CMP_EQ_OQ>(a, b);
+            tie = K(equal | (na & nb));
+        } else {
+            b_first = cmp_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(a, b);
+            tie = cmp_int<_MM_CMPINT_EQ>(a, b);
+        }
+        const K take_b = K(b_first | (tie & (index_less(a, b) >> 1)));
+        const K pair = K(take_b | (take_b << 1));
+        __m512i r;
+        if constexpr (wide) r = _mm512_mask_blend_epi64(pair, a, b);
+        else r = _mm512_mask_blend_epi32(pair, a, b);
+        if constexpr (std::is_floating_point_v<Value>) {
+            if constexpr (wide) r = IsMax ? _mm512_mask_and_epi64(r, equal, a, b) : _mm512_mask_or_epi64(r, equal, a, b);
+            else r = IsMax ? _mm512_mask_and_epi32(r, equal, a, b) : _mm512_mask_or_epi32(r, equal, a, b);
+        }
+        return as<V>(r);
+    }
+};
+
+template <class Op, class T> struct Avx512Family { using type = void; };
+template <bool IsMax, class Value, class Index>
+    requires(!std::is_same_v<Value, long double>)
+struct Avx512Family<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = MaskLoc<IsMax, Value, Index>; };
+
 struct Avx512 {
     static constexpr std::size_t bytes = 64;
+    template <class Op, class T> using Family = Avx512Family<Op, T>;
     // Tails: one register under a byte mask, whatever the element size.
     static constexpr std::size_t granule = 1;
     static __mmask64 byte_mask(std::size_t nbytes) { return nbytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << nbytes) - 1; }

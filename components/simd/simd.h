@@ -113,6 +113,10 @@ template <class V> [[gnu::always_inline]] inline void storeu(unsigned char *p, V
 // Families whose elements have padding (pairs) set `padded` and store a
 // register of results with their own `store`, which writes data bytes only.
 template <class F> inline constexpr bool has_padding = requires { requires F::padded; };
+// ... and those that can also store a partial register under a mask of its
+// data bytes (F::store_partial(p, v, nbytes)) take their heads and tails,
+// the last element's data included, in registers as well.
+template <class F> inline constexpr bool masks_padding = requires { requires F::masked_padding; };
 template <class F, class V> [[gnu::always_inline]] inline void store_results(unsigned char *p, V v)
 {
     if constexpr (has_padding<F>) F::store(p, v);
