@@ -126,6 +126,88 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
         }
         return as<V>(r);
     }
+
+    // Two registers at once: the values of both in one register and the
+    // indices in another (in-lane shuffles), so that every lane of every
+    // comparison counts, then back to pairs. Lane 2k of the values / indices
+    // belongs to the first register, lane 2k+1 to the second.
+    [[gnu::always_inline]] static __m512i values2(__m512i x0, __m512i x1)
+    {
+        if constexpr (wide) return _mm512_unpacklo_epi64(x0, x1);
+        else return _mm512_castps_si512(_mm512_mask_moveldup_ps(_mm512_castsi512_ps(x0), odd, _mm512_castsi512_ps(x1)));
+    }
+    [[gnu::always_inline]] static __m512i indices2(__m512i x0, __m512i x1)
+    {
+        if constexpr (wide) return _mm512_unpackhi_epi64(x0, x1);
+        else return _mm512_castps_si512(_mm512_mask_movehdup_ps(_mm512_castsi512_ps(x1), even, _mm512_castsi512_ps(x0)));
+    }
+    // Inverse of values2 / indices2: the pairs of the first register (r0) and of the second (r1).
+    [[gnu::always_inline]] static void pairs2(__m512i v, __m512i i, __m512i &r0, __m512i &r1)
+    {
+        if constexpr (wide) {
+            r0 = _mm512_unpacklo_epi64(v, i);
+            r1 = _mm512_unpackhi_epi64(v, i);
+        } else {
+            r0 = _mm512_castps_si512(_mm512_mask_moveldup_ps(_mm512_castsi512_ps(v), odd, _mm512_castsi512_ps(i)));
+            r1 = _mm512_castps_si512(_mm512_mask_movehdup_ps(_mm512_castsi512_ps(i), even, _mm512_castsi512_ps(v)));
+        }
+    }
+    static constexpr K all = K(~K(0));
+    template <int P> [[gnu::always_inline]] static K cmp_all_float(K k, __m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_pd_mask(k, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
+        else return _mm512_mask_cmp_ps_mask(k, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
+    }
+    template <int P> [[gnu::always_inline]] static K cmp_all_int(K k, __m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(k, a, b, P);
+        else return _mm512_mask_cmp_epi32_mask(k, a, b, P);
+    }
+
+    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, V &r0, V &r1)
+    {
+        __m512i va = values2(as<__m512i>(a0), as<__m512i>(a1)), vb = values2(as<__m512i>(b0), as<__m512i>(b1));
+        __m512i ia = indices2(as<__m512i>(a0), as<__m512i>(a1)), ib = indices2(as<__m512i>(b0), as<__m512i>(b1));
+        K b_first, tie, equal = 0;
+        if constexpr (std::is_floating_point_v<Value>) {
+            const K na = cmp_all_float<_CMP_UNORD_Q>(all, va, va), both_nan = cmp_all_float<_CMP_UNORD_Q>(na, vb, vb);
+            b_first = K(cmp_all_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(all, va, vb) & ~na);
+            equal = cmp_all_float<_CMP_EQ_OQ>(all, va, vb);
+            tie = K(equal | both_nan);
+        } else if constexpr (sizeof(Value) == 2) {   // a short, to the top of its dword
+            const __m512i sa = shl<uint32_t, 16>(va), sb = shl<uint32_t, 16>(vb);
+            b_first = cmp_all_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(all, sa, sb);
+            tie = cmp_all_int<_MM_CMPINT_EQ>(all, sa, sb);
+        } else {
+            b_first = cmp_all_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(all, va, vb);
+            tie = cmp_all_int<_MM_CMPINT_EQ>(all, va, vb);
+        }
+        K index_less;   // on ties only: b.index < a.index
+        if constexpr (std::is_floating_point_v<Index>) {
+            index_less = cmp_all_float<_CMP_LT_OQ>(tie, ib, ia);
+        } else if constexpr (wide) {   // an int in the low half of a qword, the padding above it
+            index_less = cmp_all_int<_MM_CMPINT_LT>(tie, shl<uint64_t, 32>(ib), shl<uint64_t, 32>(ia));
+        } else {
+            index_less = cmp_all_int<_MM_CMPINT_LT>(tie, ib, ia);
+        }
+        const K take_b = K(b_first | index_less);
+        __m512i v, i;
+        if constexpr (wide) {
+            v = _mm512_mask_blend_epi64(take_b, va, vb);
+            i = _mm512_mask_blend_epi64(take_b, ia, ib);
+            if constexpr (std::is_floating_point_v<Value>)
+                v = IsMax ? _mm512_mask_and_epi64(v, equal, va, vb) : _mm512_mask_or_epi64(v, equal, va, vb);
+        } else {
+            v = _mm512_mask_blend_epi32(take_b, va, vb);
+            i = _mm512_mask_blend_epi32(take_b, ia, ib);
+            if constexpr (std::is_floating_point_v<Value>)
+                v = IsMax ? _mm512_mask_and_epi32(v, equal, va, vb) : _mm512_mask_or_epi32(v, equal, va, vb);
+        }
+        __m512i x0, x1;
+        pairs2(v, i, x0, x1);
+        r0 = as<V>(x0);
+        r1 = as<V>(x1);
+    }
 };
 
 template <class Op, class T> struct Avx512Family { using type = void; };
