@@ -128,18 +128,19 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
     }
 
     // Two registers at once: the values of both in one register and the
-    // indices in another (in-lane shuffles), so that every lane of every
-    // comparison counts, then back to pairs. Lane 2k of the values / indices
-    // belongs to the first register, lane 2k+1 to the second.
+    // indices in another (in-lane shuffles, vshufps / vunpcklpd), so that
+    // every lane of every comparison counts, then back to pairs (vunpcklps /
+    // vunpcklpd). Within each 16-byte block, the first half of the lanes
+    // belongs to the first register, the second half to the second.
     [[gnu::always_inline]] static __m512i values2(__m512i x0, __m512i x1)
     {
         if constexpr (wide) return _mm512_unpacklo_epi64(x0, x1);
-        else return _mm512_castps_si512(_mm512_mask_moveldup_ps(_mm512_castsi512_ps(x0), odd, _mm512_castsi512_ps(x1)));
+        else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0x88));
     }
     [[gnu::always_inline]] static __m512i indices2(__m512i x0, __m512i x1)
     {
         if constexpr (wide) return _mm512_unpackhi_epi64(x0, x1);
-        else return _mm512_castps_si512(_mm512_mask_movehdup_ps(_mm512_castsi512_ps(x1), even, _mm512_castsi512_ps(x0)));
+        else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0xdd));
     }
     // Inverse of values2 / indices2: the pairs of the first register (r0) and of the second (r1).
     [[gnu::always_inline]] static void pairs2(__m512i v, __m512i i, __m512i &r0, __m512i &r1)
@@ -148,8 +149,8 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
             r0 = _mm512_unpacklo_epi64(v, i);
             r1 = _mm512_unpackhi_epi64(v, i);
         } else {
-            r0 = _mm512_castps_si512(_mm512_mask_moveldup_ps(_mm512_castsi512_ps(v), odd, _mm512_castsi512_ps(i)));
-            r1 = _mm512_castps_si512(_mm512_mask_movehdup_ps(_mm512_castsi512_ps(i), even, _mm512_castsi512_ps(v)));
+            r0 = _mm512_unpacklo_epi32(v, i);
+            r1 = _mm512_unpackhi_epi32(v, i);
         }
     }
     static constexpr K all = K(~K(0));
