@@ -165,7 +165,7 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
         else return _mm512_mask_cmp_epi32_mask(k, a, b, P);
     }
 
-    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, V &r0, V &r1)
+    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, unsigned char *out)
     {
         __m512i va = values2(as<__m512i>(a0), as<__m512i>(a1)), vb = values2(as<__m512i>(b0), as<__m512i>(b1));
         __m512i ia = indices2(as<__m512i>(a0), as<__m512i>(a1)), ib = indices2(as<__m512i>(b0), as<__m512i>(b1));
@@ -204,10 +204,10 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
             if constexpr (std::is_floating_point_v<Value>)
                 v = IsMax ? _mm512_mask_and_epi32(v, equal, va, vb) : _mm512_mask_or_epi32(v, equal, va, vb);
         }
-        __m512i x0, x1;
-        pairs2(v, i, x0, x1);
-        r0 = as<V>(x0);
-        r1 = as<V>(x1);
+        __m512i r0, r1;
+        pairs2(v, i, r0, r1);
+        store_results<MaskLoc>(out, as<V>(r0));
+        store_results<MaskLoc>(out + 64, as<V>(r1));
     }
 };
 

@@ -117,10 +117,11 @@ template <class F> inline constexpr bool has_padding = requires { requires F::pa
 // data bytes (F::store_partial(p, v, nbytes)) take their heads and tails,
 // the last element's data included, in registers as well.
 template <class F> inline constexpr bool masks_padding = requires { requires F::masked_padding; };
-// Families that compute two registers at once (F::compute2(a0, a1, b0, b1, r0, r1)),
-// e.g. to fill every lane of a comparison with the values of both.
+// Families that compute two registers at once and store them (data bytes
+// only): F::compute2(a0, a1, b0, b1, out), e.g. to fill every lane of a
+// comparison with the values of both.
 template <class F, class Reg> inline constexpr bool computes_two =
-    requires(Reg x, Reg &r) { F::template compute2<void>(x, x, x, x, r, r); };
+    requires(Reg x, unsigned char *p) { F::template compute2<void>(x, x, x, x, p); };
 template <class F, class V> [[gnu::always_inline]] inline void store_results(unsigned char *p, V v)
 {
     if constexpr (has_padding<F>) F::store(p, v);
@@ -437,7 +438,7 @@ template <bool IsMax, class Value, class Index> struct Loc {
         using FP = Vec<std::conditional_t<sizeof(lane_t<V>) == 4, float, double>, sizeof(V)>;
         return as<V>(__builtin_shuffle(as<FP>(x), as<FP>(y), m));
     }
-    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, V &r0, V &r1)
+    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, unsigned char *out)
     {
         using M = Mask<V>;
         const V pa = shuffle2(a0, a1, apart<M>(0)), pb = shuffle2(b0, b1, apart<M>(0));
@@ -467,8 +468,32 @@ template <bool IsMax, class Value, class Index> struct Loc {
         if constexpr (is_float_lane<Value>)   // equal values: a & b (MAX) or a | b (MIN) orders -0 < +0
             v = equal ? (IsMax ? pa & pb : pa | pb) : v;
         const V i = take_b ? ib : ia;
-        r0 = shuffle2(v, i, together<M>(0));
-        r1 = shuffle2(v, i, together<M>(1));
+        if constexpr (padded && sizeof(V) < 64) {
+            store_apart(out, v, i);
+        } else {
+            store_results<Loc>(out, shuffle2(v, i, together<M>(0)));
+            store_results<Loc>(out + sizeof(V), shuffle2(v, i, together<M>(1)));
+        }
+    }
+    // Padded pairs without byte-masked stores (AVX2): each member straight
+    // from its lane of the values and of the indices, without the shuffles
+    // back to pairs (two stores per pair are the bound here).
+    template <class V> [[gnu::always_inline]] static void store_apart(unsigned char *out, V v, V i)
+    {
+        constexpr std::size_t block = 16 / sizeof(Lane), half = block / 2;
+        using VL = UIntOf<Value>;
+        using IL = UIntOf<Index>;
+        const Vec<VL, sizeof(V)> values = as<Vec<VL, sizeof(V)>>(v);
+        const Vec<IL, sizeof(V)> indices = as<Vec<IL, sizeof(V)>>(i);
+#pragma GCC unroll 16
+        for (std::size_t k = 0; k < lane_count<V>; ++k) {
+            const std::size_t p = k % block;
+            unsigned char *pair = out + (p < half ? 0 : sizeof(V)) + k / block * 16 + p % half * sizeof(BaseT);
+            const VL value = values[k * sizeof(Lane) / sizeof(VL)];
+            const IL index = indices[k * sizeof(Lane) / sizeof(IL)];
+            __builtin_memcpy(pair + offsetof(BaseT, value), &value, sizeof value);
+            __builtin_memcpy(pair + offsetof(BaseT, index), &index, sizeof index);
+        }
     }
 
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
