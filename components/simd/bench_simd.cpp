@@ -345,16 +345,17 @@ int pairs_bench(const std::vector<std::size_t> &sizes, int buffers, int samples)
                 // one arena; buffers 64-byte aligned, each at its own offset modulo
                 // 4 KiB (320 bytes apart): no load 4K-aliases a store of another
                 const std::size_t stride = (bytes + 4095) / 4096 * 4096 + 4096;
-                const std::size_t nbuf = 2 * sets + 4;
+                const std::size_t nbuf = 3 * sets + 3;
                 auto *arena = static_cast<unsigned char *>(std::aligned_alloc(4096, nbuf * stride));
                 std::memset(arena, 0, nbuf * stride);
                 auto buf = [&](std::size_t k) { return arena + k * stride + k * 320 % 4096; };
-                unsigned char *work = buf(2 * sets), *rin = buf(2 * sets + 1), *rwork = buf(2 * sets + 2),
-                              *rout = buf(2 * sets + 3);
+                // the roofline reads its own sets of floats in the same rotation as the kernels
+                unsigned char *work = buf(2 * sets), *rwork = buf(2 * sets + 1), *rout = buf(2 * sets + 2);
+                auto rin = [&](int k) { return buf(2 * sets + 3 + k); };
                 std::vector<unsigned char> rpristine(bytes);
                 for (std::size_t i = 0; i + 4 <= bytes; i += 4) {
                     const float one = 1.0f;
-                    std::memcpy(rin + i, &one, 4);
+                    for (int k = 0; k < sets; ++k) std::memcpy(rin(k) + i, &one, 4);
                     std::memcpy(rwork + i, &one, 4);
                     std::memcpy(rpristine.data() + i, &one, 4);
                 }
@@ -378,11 +379,11 @@ int pairs_bench(const std::vector<std::size_t> &sizes, int buffers, int samples)
                                 if (buffers == 2) {
                                     std::memcpy(rwork, rpristine.data(), bytes);
                                     t0 = ticks();
-                                    roof2(reinterpret_cast<const float *>(rin), reinterpret_cast<float *>(rwork), bytes / 4);
+                                    roof2(reinterpret_cast<const float *>(rin(k)), reinterpret_cast<float *>(rwork), bytes / 4);
                                     t1 = ticks();
                                 } else {
                                     t0 = ticks();
-                                    roof3(reinterpret_cast<const float *>(rin), reinterpret_cast<const float *>(rwork),
+                                    roof3(reinterpret_cast<const float *>(rin(k)), reinterpret_cast<const float *>(rwork),
                                           reinterpret_cast<float *>(rout), bytes / 4);
                                     t1 = ticks();
                                 }
