@@ -76,55 +76,65 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
     {
         return as<__m512i>(as<Vec<L, 64>>(x) << S);
     }
-    // Comparisons of the value lanes (bits of the even lanes only).
-    template <int P> [[gnu::always_inline]] static K cmp_float(__m512i a, __m512i b)
+    template <int P> [[gnu::always_inline]] static K cmp_float(K lanes, __m512i a, __m512i b)
     {
-        if constexpr (wide) return _mm512_mask_cmp_pd_mask(even, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
-        else return _mm512_mask_cmp_ps_mask(even, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
+        if constexpr (wide) return _mm512_mask_cmp_pd_mask(lanes, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
+        else return _mm512_mask_cmp_ps_mask(lanes, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
     }
-    template <int P> [[gnu::always_inline]] static K cmp_int(__m512i a, __m512i b)
+    template <int P> [[gnu::always_inline]] static K cmp_int(K lanes, __m512i a, __m512i b)
     {
-        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(even, a, b, P);
-        else if constexpr (sizeof(Value) == 4) return _mm512_mask_cmp_epi32_mask(even, a, b, P);
-        else return _mm512_mask_cmp_epi32_mask(even, shl<uint32_t, 16>(a), shl<uint32_t, 16>(b), P);   // a short, to the top
+        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(lanes, a, b, P);
+        else return _mm512_mask_cmp_epi32_mask(lanes, a, b, P);
     }
-    // b.index < a.index (bits of the odd lanes).
-    [[gnu::always_inline]] static K index_less(__m512i a, __m512i b)
+    [[gnu::always_inline]] static __m512i blend(K take_b, __m512i a, __m512i b)
     {
-        if constexpr (std::is_same_v<Index, double>)
-            return _mm512_mask_cmp_pd_mask(odd, _mm512_castsi512_pd(b), _mm512_castsi512_pd(a), _CMP_LT_OQ);
-        else if constexpr (std::is_same_v<Index, float>)
-            return _mm512_mask_cmp_ps_mask(odd, _mm512_castsi512_ps(b), _mm512_castsi512_ps(a), _CMP_LT_OQ);
-        else if constexpr (wide)   // an int in the low half of a qword, the padding above it
-            return _mm512_mask_cmp_epi64_mask(odd, shl<uint64_t, 32>(b), shl<uint64_t, 32>(a), _MM_CMPINT_LT);
-        else
-            return _mm512_mask_cmp_epi32_mask(odd, b, a, _MM_CMPINT_LT);
+        if constexpr (wide) return _mm512_mask_blend_epi64(take_b, a, b);
+        else return _mm512_mask_blend_epi32(take_b, a, b);
     }
 
+    // The decisions on the value lanes `lanes` of a and b.
+    struct Decisions { K b_first, tie, equal; };
+    [[gnu::always_inline]] static Decisions decide(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (std::is_floating_point_v<Value>) {
+            const K na = cmp_float<_CMP_UNORD_Q>(lanes, a, a), both_nan = cmp_float<_CMP_UNORD_Q>(na, b, b);
+            // !(a >= b) (MAX) or !(a <= b) (MIN): b better, or either a NaN; less a NaN
+            const K b_first = K(cmp_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(lanes, a, b) & ~na);
+            const K equal = cmp_float<_CMP_EQ_OQ>(lanes, a, b);
+            return {b_first, K(equal | both_nan), equal};
+        } else {
+            if constexpr (sizeof(Value) == 2) {   // a short, to the top of its dword
+                a = shl<uint32_t, 16>(a);
+                b = shl<uint32_t, 16>(b);
+            }
+            return {cmp_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(lanes, a, b), cmp_int<_MM_CMPINT_EQ>(lanes, a, b), 0};
+        }
+    }
+    // b.index < a.index on the index lanes `lanes`.
+    [[gnu::always_inline]] static K index_less(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (std::is_floating_point_v<Index>)
+            return cmp_float<_CMP_LT_OQ>(lanes, b, a);
+        else if constexpr (wide)   // an int in the low half of a qword, the padding above it
+            return cmp_int<_MM_CMPINT_LT>(lanes, shl<uint64_t, 32>(b), shl<uint64_t, 32>(a));
+        else
+            return cmp_int<_MM_CMPINT_LT>(lanes, b, a);
+    }
+    // The value on equal floating-point values: a & b (MAX) or a | b (MIN).
+    [[gnu::always_inline]] static __m512i on_equal(__m512i r, K equal, __m512i a, __m512i b)
+    {
+        if constexpr (!std::is_floating_point_v<Value>) return r;
+        else if constexpr (wide) return IsMax ? _mm512_mask_and_epi64(r, equal, a, b) : _mm512_mask_or_epi64(r, equal, a, b);
+        else return IsMax ? _mm512_mask_and_epi32(r, equal, a, b) : _mm512_mask_or_epi32(r, equal, a, b);
+    }
+
+    // One register (heads, tails, short calls), as stored: value lanes even, index lanes odd.
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V va, V vb)
     {
         const __m512i a = as<__m512i>(va), b = as<__m512i>(vb);
-        K b_first, tie, equal = 0;
-        if constexpr (std::is_floating_point_v<Value>) {
-            const K na = cmp_float<_CMP_UNORD_Q>(a, a), nb = cmp_float<_CMP_UNORD_Q>(b, b);
-            // !(a >= b) (MAX) or !(a <= b) (MIN): b better, or either NaN; less a NaN
-            b_first = K(cmp_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(a, b) & ~na);
-            equal = cmp_float<_CMP_EQ_OQ>(a, b);
-            tie = K(equal | (na & nb));
-        } else {
-            b_first = cmp_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(a, b);
-            tie = cmp_int<_MM_CMPINT_EQ>(a, b);
-        }
-        const K take_b = K(b_first | (tie & (index_less(a, b) >> 1)));
-        const K pair = K(take_b | (take_b << 1));
-        __m512i r;
-        if constexpr (wide) r = _mm512_mask_blend_epi64(pair, a, b);
-        else r = _mm512_mask_blend_epi32(pair, a, b);
-        if constexpr (std::is_floating_point_v<Value>) {
-            if constexpr (wide) r = IsMax ? _mm512_mask_and_epi64(r, equal, a, b) : _mm512_mask_or_epi64(r, equal, a, b);
-            else r = IsMax ? _mm512_mask_and_epi32(r, equal, a, b) : _mm512_mask_or_epi32(r, equal, a, b);
-        }
-        return as<V>(r);
+        const Decisions d = decide(even, a, b);
+        const K take_b = K(d.b_first | (d.tie & (index_less(odd, a, b) >> 1)));
+        return as<V>(on_equal(blend(K(take_b | (take_b << 1)), a, b), d.equal, a, b));
     }
 
     // Two registers at once: the values of both in one register and the
@@ -132,82 +142,39 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
     // every lane of every comparison counts, then back to pairs (vunpcklps /
     // vunpcklpd). Within each 16-byte block, the first half of the lanes
     // belongs to the first register, the second half to the second.
+    // vpunpck{l,h}{dq,qdq} of the lane width, in the vector form (GCC 12's
+    // _mm512_unpack* warn of an undefined source): per 16-byte block,
+    // x[0] y[0] x[1] y[1] .. of its low (or high) half.
+    template <bool High> [[gnu::always_inline]] static __m512i unpack(__m512i x, __m512i y)
+    {
+        using W = Vec<std::conditional_t<wide, uint64_t, uint32_t>, 64>;
+        using M = Mask<W>;
+        constexpr M interleave = index_vector<M>([](std::size_t k) {
+            constexpr std::size_t block = 16 / sizeof(lane_t<M>);
+            return (k % 2 ? lane_count<M> : 0) + k / block * block + k % block / 2 + (High ? block / 2 : 0);
+        });
+        return as<__m512i>(__builtin_shuffle(as<W>(x), as<W>(y), interleave));
+    }
     [[gnu::always_inline]] static __m512i values2(__m512i x0, __m512i x1)
     {
-        if constexpr (wide) return _mm512_unpacklo_epi64(x0, x1);
+        if constexpr (wide) return unpack<false>(x0, x1);
         else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0x88));
     }
     [[gnu::always_inline]] static __m512i indices2(__m512i x0, __m512i x1)
     {
-        if constexpr (wide) return _mm512_unpackhi_epi64(x0, x1);
+        if constexpr (wide) return unpack<true>(x0, x1);
         else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0xdd));
     }
-    // Inverse of values2 / indices2: the pairs of the first register (r0) and of the second (r1).
-    [[gnu::always_inline]] static void pairs2(__m512i v, __m512i i, __m512i &r0, __m512i &r1)
-    {
-        if constexpr (wide) {
-            r0 = _mm512_unpacklo_epi64(v, i);
-            r1 = _mm512_unpackhi_epi64(v, i);
-        } else {
-            r0 = _mm512_unpacklo_epi32(v, i);
-            r1 = _mm512_unpackhi_epi32(v, i);
-        }
-    }
-    static constexpr K all = K(~K(0));
-    template <int P> [[gnu::always_inline]] static K cmp_all_float(K k, __m512i a, __m512i b)
-    {
-        if constexpr (wide) return _mm512_mask_cmp_pd_mask(k, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
-        else return _mm512_mask_cmp_ps_mask(k, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
-    }
-    template <int P> [[gnu::always_inline]] static K cmp_all_int(K k, __m512i a, __m512i b)
-    {
-        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(k, a, b, P);
-        else return _mm512_mask_cmp_epi32_mask(k, a, b, P);
-    }
-
     template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, unsigned char *out)
     {
-        __m512i va = values2(as<__m512i>(a0), as<__m512i>(a1)), vb = values2(as<__m512i>(b0), as<__m512i>(b1));
-        __m512i ia = indices2(as<__m512i>(a0), as<__m512i>(a1)), ib = indices2(as<__m512i>(b0), as<__m512i>(b1));
-        K b_first, tie, equal = 0;
-        if constexpr (std::is_floating_point_v<Value>) {
-            const K na = cmp_all_float<_CMP_UNORD_Q>(all, va, va), both_nan = cmp_all_float<_CMP_UNORD_Q>(na, vb, vb);
-            b_first = K(cmp_all_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(all, va, vb) & ~na);
-            equal = cmp_all_float<_CMP_EQ_OQ>(all, va, vb);
-            tie = K(equal | both_nan);
-        } else if constexpr (sizeof(Value) == 2) {   // a short, to the top of its dword
-            const __m512i sa = shl<uint32_t, 16>(va), sb = shl<uint32_t, 16>(vb);
-            b_first = cmp_all_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(all, sa, sb);
-            tie = cmp_all_int<_MM_CMPINT_EQ>(all, sa, sb);
-        } else {
-            b_first = cmp_all_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(all, va, vb);
-            tie = cmp_all_int<_MM_CMPINT_EQ>(all, va, vb);
-        }
-        K index_less;   // on ties only: b.index < a.index
-        if constexpr (std::is_floating_point_v<Index>) {
-            index_less = cmp_all_float<_CMP_LT_OQ>(tie, ib, ia);
-        } else if constexpr (wide) {   // an int in the low half of a qword, the padding above it
-            index_less = cmp_all_int<_MM_CMPINT_LT>(tie, shl<uint64_t, 32>(ib), shl<uint64_t, 32>(ia));
-        } else {
-            index_less = cmp_all_int<_MM_CMPINT_LT>(tie, ib, ia);
-        }
-        const K take_b = K(b_first | index_less);
-        __m512i v, i;
-        if constexpr (wide) {
-            v = _mm512_mask_blend_epi64(take_b, va, vb);
-            i = _mm512_mask_blend_epi64(take_b, ia, ib);
-            if constexpr (std::is_floating_point_v<Value>)
-                v = IsMax ? _mm512_mask_and_epi64(v, equal, va, vb) : _mm512_mask_or_epi64(v, equal, va, vb);
-        } else {
-            v = _mm512_mask_blend_epi32(take_b, va, vb);
-            i = _mm512_mask_blend_epi32(take_b, ia, ib);
-            if constexpr (std::is_floating_point_v<Value>)
-                v = IsMax ? _mm512_mask_and_epi32(v, equal, va, vb) : _mm512_mask_or_epi32(v, equal, va, vb);
-        }
-        __m512i r0, r1;
-        pairs2(v, i, r0, r1);
-        store_results<MaskLoc>(out, as<V>(r0));
-        store_results<MaskLoc>(out + 64, as<V>(r1));
+        const __m512i xa0 = as<__m512i>(a0), xa1 = as<__m512i>(a1), xb0 = as<__m512i>(b0), xb1 = as<__m512i>(b1);
+        const __m512i va = values2(xa0, xa1), vb = values2(xb0, xb1), ia = indices2(xa0, xa1), ib = indices2(xb0, xb1);
+        constexpr K all = K(~K(0));
+        const Decisions d = decide(all, va, vb);
+        const K take_b = K(d.b_first | index_less(d.tie, ia, ib));   // the index compared on ties only
+        const __m512i v = on_equal(blend(take_b, va, vb), d.equal, va, vb), i = blend(take_b, ia, ib);
+        store_results<MaskLoc>(out, as<V>(unpack<false>(v, i)));
+        store_results<MaskLoc>(out + 64, as<V>(unpack<true>(v, i)));
     }
 };
 
