@@ -23,8 +23,169 @@
 namespace opf::simd {
 namespace {
 
+// ---- MAXLOC / MINLOC with mask registers ------------------------------------------
+// simd.h's Loc works on vector masks, which AVX-512 only has as k-registers:
+// GCC converts every comparison back and forth (vpmovm2d / vpmovd2m). Here
+// the decisions stay in k-registers from the comparisons to the blend and to
+// the store, whose byte mask leaves each pair's padding unwritten.
+// A register holds 8 pairs of 8 bytes as dword lanes or 4 pairs of 16 bytes
+// as qword lanes, the value in the even lane (a short in its low 16 bits),
+// the index in the odd one (an int in the low 32 bits of a qword). Per pair,
+// as base::OpLoc:
+//   b_first  b's value wins (floating point: or b alone is NaN)
+//   tie      equal values, or two NaNs: the smaller index wins
+//   take_b   b_first, or a tie and b's index smaller;
+// b's lanes where take_b, a's elsewhere; on equal floating-point values the
+// value is a & b (MAX) or a | b (MIN), which orders -0 < +0 and is the value
+// itself otherwise.
+template <bool IsMax, class Value, class Index> struct MaskLoc {
+    using BaseOp = base::OpLoc<IsMax>;
+    using BaseT = base::Pair<Value, Index>;
+    static_assert(sizeof(BaseT) == 8 || sizeof(BaseT) == 16);
+    template <std::size_t R> using Reg = Vec<long long, R>;
+    static constexpr bool wide = sizeof(BaseT) == 16;   // qword lanes
+    using K = std::conditional_t<wide, __mmask8, __mmask16>;
+    static constexpr K even = wide ? 0x55 : 0x5555, odd = K(even << 1);
+
+    static constexpr bool padded = offsetof(BaseT, index) + sizeof(Index) < sizeof(BaseT) ||
+                                   sizeof(Value) < offsetof(BaseT, index);
+    static constexpr bool masked_padding = true;
+    // The data bytes of a register: a pair's value and index bytes, repeated.
+    static constexpr __mmask64 data_bytes = [] {
+        __mmask64 m = 0;
+        for (std::size_t k = 0; k < 64; ++k) {
+            const std::size_t at = k % sizeof(BaseT);
+            const bool value = at < sizeof(Value);
+            const bool index = at >= offsetof(BaseT, index) && at < offsetof(BaseT, index) + sizeof(Index);
+            if (value || index) m |= __mmask64(1) << k;
+        }
+        return m;
+    }();
+    [[gnu::always_inline]] static void store(unsigned char *p, Reg<64> v)
+    {
+        _mm512_mask_storeu_epi8(p, data_bytes, as<__m512i>(v));
+    }
+    [[gnu::always_inline]] static void store_partial(unsigned char *p, Reg<64> v, std::size_t nbytes)
+    {
+        _mm512_mask_storeu_epi8(p, data_bytes & (nbytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << nbytes) - 1),
+                                as<__m512i>(v));
+    }
+
+    // x << S in lanes of L (the vector form: GCC 12's _mm512_slli_* warn of an undefined source).
+    template <class L, int S> [[gnu::always_inline]] static __m512i shl(__m512i x)
+    {
+        return as<__m512i>(as<Vec<L, 64>>(x) << S);
+    }
+    template <int P> [[gnu::always_inline]] static K cmp_float(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_pd_mask(lanes, _mm512_castsi512_pd(a), _mm512_castsi512_pd(b), P);
+        else return _mm512_mask_cmp_ps_mask(lanes, _mm512_castsi512_ps(a), _mm512_castsi512_ps(b), P);
+    }
+    template <int P> [[gnu::always_inline]] static K cmp_int(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_cmp_epi64_mask(lanes, a, b, P);
+        else return _mm512_mask_cmp_epi32_mask(lanes, a, b, P);
+    }
+    [[gnu::always_inline]] static __m512i blend(K take_b, __m512i a, __m512i b)
+    {
+        if constexpr (wide) return _mm512_mask_blend_epi64(take_b, a, b);
+        else return _mm512_mask_blend_epi32(take_b, a, b);
+    }
+
+    // The decisions on the value lanes `lanes` of a and b.
+    struct Decisions { K b_first, tie, equal; };
+    [[gnu::always_inline]] static Decisions decide(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (std::is_floating_point_v<Value>) {
+            const K na = cmp_float<_CMP_UNORD_Q>(lanes, a, a), both_nan = cmp_float<_CMP_UNORD_Q>(na, b, b);
+            // !(a >= b) (MAX) or !(a <= b) (MIN): b better, or either a NaN; less a NaN
+            const K b_first = K(cmp_float<IsMax ? _CMP_NGE_UQ : _CMP_NLE_UQ>(lanes, a, b) & ~na);
+            const K equal = cmp_float<_CMP_EQ_OQ>(lanes, a, b);
+            return {b_first, K(equal | both_nan), equal};
+        } else {
+            if constexpr (sizeof(Value) == 2) {   // a short, to the top of its dword
+                a = shl<uint32_t, 16>(a);
+                b = shl<uint32_t, 16>(b);
+            }
+            return {cmp_int<IsMax ? _MM_CMPINT_LT : _MM_CMPINT_NLE>(lanes, a, b), cmp_int<_MM_CMPINT_EQ>(lanes, a, b), 0};
+        }
+    }
+    // b.index < a.index on the index lanes `lanes`.
+    [[gnu::always_inline]] static K index_less(K lanes, __m512i a, __m512i b)
+    {
+        if constexpr (std::is_floating_point_v<Index>)
+            return cmp_float<_CMP_LT_OQ>(lanes, b, a);
+        else if constexpr (wide)   // an int in the low half of a qword, the padding above it
+            return cmp_int<_MM_CMPINT_LT>(lanes, shl<uint64_t, 32>(b), shl<uint64_t, 32>(a));
+        else
+            return cmp_int<_MM_CMPINT_LT>(lanes, b, a);
+    }
+    // The value on equal floating-point values: a & b (MAX) or a | b (MIN).
+    [[gnu::always_inline]] static __m512i on_equal(__m512i r, K equal, __m512i a, __m512i b)
+    {
+        if constexpr (!std::is_floating_point_v<Value>) return r;
+        else if constexpr (wide) return IsMax ? _mm512_mask_and_epi64(r, equal, a, b) : _mm512_mask_or_epi64(r, equal, a, b);
+        else return IsMax ? _mm512_mask_and_epi32(r, equal, a, b) : _mm512_mask_or_epi32(r, equal, a, b);
+    }
+
+    // One register (heads, tails, short calls), as stored: value lanes even, index lanes odd.
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V va, V vb)
+    {
+        const __m512i a = as<__m512i>(va), b = as<__m512i>(vb);
+        const Decisions d = decide(even, a, b);
+        const K take_b = K(d.b_first | (d.tie & (index_less(odd, a, b) >> 1)));
+        return as<V>(on_equal(blend(K(take_b | (take_b << 1)), a, b), d.equal, a, b));
+    }
+
+    // Two registers at once: the values of both in one register and the
+    // indices in another (in-lane shuffles, vshufps / vunpcklpd), so that
+    // every lane of every comparison counts, then back to pairs (vunpcklps /
+    // vunpcklpd). Within each 16-byte block, the first half of the lanes
+    // belongs to the first register, the second half to the second.
+    // vpunpck{l,h}{dq,qdq} of the lane width, in the vector form (GCC 12's
+    // _mm512_unpack* warn of an undefined source): per 16-byte block,
+    // x[0] y[0] x[1] y[1] .. of its low (or high) half.
+    template <bool High> [[gnu::always_inline]] static __m512i unpack(__m512i x, __m512i y)
+    {
+        using W = Vec<std::conditional_t<wide, uint64_t, uint32_t>, 64>;
+        using M = Mask<W>;
+        constexpr M interleave = index_vector<M>([](std::size_t k) {
+            constexpr std::size_t block = 16 / sizeof(lane_t<M>);
+            return (k % 2 ? lane_count<M> : 0) + k / block * block + k % block / 2 + (High ? block / 2 : 0);
+        });
+        return as<__m512i>(__builtin_shuffle(as<W>(x), as<W>(y), interleave));
+    }
+    [[gnu::always_inline]] static __m512i values2(__m512i x0, __m512i x1)
+    {
+        if constexpr (wide) return unpack<false>(x0, x1);
+        else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0x88));
+    }
+    [[gnu::always_inline]] static __m512i indices2(__m512i x0, __m512i x1)
+    {
+        if constexpr (wide) return unpack<true>(x0, x1);
+        else return _mm512_castps_si512(_mm512_shuffle_ps(_mm512_castsi512_ps(x0), _mm512_castsi512_ps(x1), 0xdd));
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, unsigned char *out)
+    {
+        const __m512i xa0 = as<__m512i>(a0), xa1 = as<__m512i>(a1), xb0 = as<__m512i>(b0), xb1 = as<__m512i>(b1);
+        const __m512i va = values2(xa0, xa1), vb = values2(xb0, xb1), ia = indices2(xa0, xa1), ib = indices2(xb0, xb1);
+        constexpr K all = K(~K(0));
+        const Decisions d = decide(all, va, vb);
+        const K take_b = K(d.b_first | index_less(d.tie, ia, ib));   // the index compared on ties only
+        const __m512i v = on_equal(blend(take_b, va, vb), d.equal, va, vb), i = blend(take_b, ia, ib);
+        store_results<MaskLoc>(out, as<V>(unpack<false>(v, i)));
+        store_results<MaskLoc>(out + 64, as<V>(unpack<true>(v, i)));
+    }
+};
+
+template <class Op, class T> struct Avx512Family { using type = void; };
+template <bool IsMax, class Value, class Index>
+    requires(!std::is_same_v<Value, long double>)
+struct Avx512Family<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = MaskLoc<IsMax, Value, Index>; };
+
 struct Avx512 {
     static constexpr std::size_t bytes = 64;
+    template <class Op, class T> using Family = Avx512Family<Op, T>;
     // Tails: one register under a byte mask, whatever the element size.
     static constexpr std::size_t granule = 1;
     static __mmask64 byte_mask(std::size_t nbytes) { return nbytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << nbytes) - 1; }

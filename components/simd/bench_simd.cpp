@@ -4,9 +4,9 @@
 // 1 MiB and 64 MiB per buffer; the median of several batches. A development
 // tool, not built by make:
 //
-//   g++ -std=c++20 -O2 -I include components/simd/bench_simd.cpp -o /tmp/bench_simd .libs/libopframe.so
-//   OPF_MCA_mca_component_path=/tmp/simd taskset -c 1 /tmp/bench_simd [--all] [--fresh] [--misalign N]
-//       [--sizes 1K,64K] [OP:TYPE]...
+//   g++ -std=c++20 -O3 -march=native -I include components/simd/bench_simd.cpp -o /tmp/bench_simd .libs/libopframe.so
+//   OPF_MCA_mca_component_path=$PWD/components/simd/.libs taskset -c 1 /tmp/bench_simd [--all] [--fresh]
+//       [--misalign N] [--sizes 1K,64K] [OP:TYPE]...
 //
 // Without OP:TYPE arguments it runs one representative slot per family;
 // --all runs every slot that some SIMD provider offers. --fresh (or --sets N,
@@ -14,12 +14,25 @@
 // branchy kernels cannot learn the data. --misalign N offsets
 // every buffer by N bytes from a 64-byte boundary (malloc gives 16). The
 // buffers sit 1 KiB apart modulo 4 KiB (no 4K aliasing between them).
+//
+// --pairs [--buffers 2|3] [--sizes 16K,256K] [--samples N]: MAXLOC / MINLOC
+// on every pair type a SIMD component offers, against a same-run roofline and
+// (built with mpicxx -DBENCH_OMPI) Open MPI's MPI_Reduce_local, on four kinds
+// of data (pairs_bench below says which); prints, per pair type and op, the
+// worst ratio over data kinds and sizes:
+//
+//   mpicxx -DBENCH_OMPI -std=c++20 -O3 -march=native -I include components/simd/bench_simd.cpp
+//       -o /tmp/bench_simd .libs/libopframe.so   (one command)
+//   OPF_MCA_mca_component_path=$PWD/components/simd/.libs taskset -c 1 /tmp/bench_simd --pairs
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +40,13 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <x86intrin.h>   // __rdtsc: --pairs times single calls
+
+#ifdef BENCH_OMPI
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+#endif
 
 namespace {
 
@@ -154,6 +174,282 @@ std::size_t parse_size(const std::string &s)
     return v;
 }
 
+// ---- --pairs: MAXLOC / MINLOC against a roofline and Open MPI -----------------
+// Each timed call gets fresh operands: a 2-buffer call reduces into a copy of
+// its pristine inout, made just before the call (untimed; every provider,
+// the roofline included, pays the same cache state), since reducing in place
+// over and over makes inout the winner everywhere and a branchy kernel
+// (the base, Open MPI) then predicts every branch. Calls are timed one by
+// one with the TSC, the providers taking turns sample by sample, medians.
+// Data kinds, for the value members (indices random in 0..999999):
+//   random  uniform (floating point in +-1000, integers any bit pattern)
+//   ties    values from {0, 1} (floating point {-0, +0, 1}): the index decides often
+//   nans    floating point: a quarter NaN (either sign, any payload), a quarter
+//           +-0; integers: the extremes, 0 and random values
+//   runs    runs of 64 elements that one buffer wins (a branch predictor's best case)
+constexpr int n_kinds = 4;
+const char *const kind_names[n_kinds] = {"random", "ties", "nans", "runs"};
+
+template <class V, class I> struct PairOf { V value; I index; };
+
+template <class V, class I>
+void fill_pairs(unsigned char *p, std::size_t n, int kind, bool first, std::mt19937_64 &rng)
+{
+    using P = PairOf<V, I>;
+    for (std::size_t i = 0; i < n; ++i) {
+        const uint64_t bits = rng();
+        V v;
+        if constexpr (std::is_floating_point_v<V>) {
+            const double r = std::uniform_real_distribution<double>(-1000.0, 1000.0)(rng);
+            switch (kind) {
+            case 0: v = V(r); break;
+            case 1: { const V pick[3] = {V(-0.0), V(0.0), V(1.0)}; v = pick[bits % 3]; break; }
+            case 2:
+                if (bits % 4 == 0) {
+                    using U = std::conditional_t<sizeof(V) == 4, uint32_t, uint64_t>;
+                    const U nan = sizeof(V) == 4 ? U(0x7fc00000u) | U(bits >> 44) : U(0x7ff8000000000000ull) | (bits >> 20);
+                    const U sign = U(bits >> 2 & 1) << (8 * sizeof(V) - 1);
+                    const U u = nan | sign;
+                    std::memcpy(&v, &u, sizeof v);
+                } else {
+                    v = bits % 4 == 1 ? (bits >> 2 & 1 ? V(-0.0) : V(0.0)) : V(r);
+                }
+                break;
+            default: v = V(2 * (i % 1000) + ((i / 64 % 2 == 0) == first)); break;
+            }
+        } else {
+            switch (kind) {
+            case 0: std::memcpy(&v, &bits, sizeof v); break;
+            case 1: v = V(bits % 2); break;
+            case 2: {
+                const V pick[4] = {std::numeric_limits<V>::min(), std::numeric_limits<V>::max(), V(0), V(bits >> 8)};
+                v = pick[bits % 4];
+                break;
+            }
+            default: v = V(2 * (i % 1000) + ((i / 64 % 2 == 0) == first)); break;
+            }
+        }
+        const I index = I(rng() % 1000000);
+        // data bytes only, as an MPI buffer holds them (padding left as it was)
+        std::memcpy(p + i * sizeof(P) + offsetof(P, value), &v, sizeof v);
+        std::memcpy(p + i * sizeof(P) + offsetof(P, index), &index, sizeof index);
+    }
+}
+
+void fill_pair_kind(int kt, unsigned char *p, std::size_t n, int kind, bool first, std::mt19937_64 &rng)
+{
+    switch (kt) {
+    case OPF_KT_FLOAT_INT: fill_pairs<float, int>(p, n, kind, first, rng); break;
+    case OPF_KT_DOUBLE_INT: fill_pairs<double, int>(p, n, kind, first, rng); break;
+    case OPF_KT_LONG_INT: fill_pairs<long, int>(p, n, kind, first, rng); break;
+    case OPF_KT_2INT: fill_pairs<int, int>(p, n, kind, first, rng); break;
+    case OPF_KT_SHORT_INT: fill_pairs<short, int>(p, n, kind, first, rng); break;
+    case OPF_KT_2FLOAT: fill_pairs<float, float>(p, n, kind, first, rng); break;
+    case OPF_KT_2DOUBLE: fill_pairs<double, double>(p, n, kind, first, rng); break;
+    default: break;
+    }
+}
+
+#ifdef BENCH_OMPI
+MPI_Datatype mpi_pair_type(int kt)
+{
+    switch (kt) {
+    case OPF_KT_FLOAT_INT: return MPI_FLOAT_INT;
+    case OPF_KT_DOUBLE_INT: return MPI_DOUBLE_INT;
+    case OPF_KT_LONG_INT: return MPI_LONG_INT;
+    case OPF_KT_2INT: return MPI_2INT;
+    case OPF_KT_SHORT_INT: return MPI_SHORT_INT;
+    case OPF_KT_2FLOAT: return MPI_2REAL;
+    case OPF_KT_2DOUBLE: return MPI_2DOUBLE_PRECISION;
+    default: return MPI_DATATYPE_NULL;
+    }
+}
+#endif
+
+// The roofline: the compiler's vectorised loop over the same bytes (this
+// file is built -O3 -march=native), with the same traffic as the kernel.
+[[gnu::noinline]] void roof2(const float *in, float *inout, std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i) inout[i] += in[i];
+}
+[[gnu::noinline]] void roof3(const float *a, const float *b, float *o, std::size_t n)
+{
+    for (std::size_t i = 0; i < n; ++i) o[i] = a[i] + b[i];
+}
+
+[[gnu::always_inline]] inline uint64_t ticks()
+{
+    _mm_lfence();
+    const uint64_t t = __rdtsc();
+    _mm_lfence();
+    return t;
+}
+
+double ns_per_tick()
+{
+    const double t0 = now_ns();
+    const uint64_t c0 = ticks();
+    while (now_ns() - t0 < 2e7) {}
+    return (now_ns() - t0) / double(ticks() - c0);
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+int pairs_bench(const std::vector<std::size_t> &sizes, int buffers, int samples)
+{
+    const int kts[] = {OPF_KT_FLOAT_INT, OPF_KT_DOUBLE_INT, OPF_KT_LONG_INT, OPF_KT_2INT,
+                       OPF_KT_SHORT_INT, OPF_KT_2FLOAT, OPF_KT_2DOUBLE};
+    const int ops[] = {OPF_OPID_MAXLOC, OPF_OPID_MINLOC};
+    // columns: roof, base, avx2, avx512, ompi
+    constexpr int n_cols = 5;
+    const char *const cols[n_cols] = {"roof", "base", "avx2", "avx512", "ompi"};
+    const double tick_ns = ns_per_tick();
+    double overhead = 0;
+    {
+        std::vector<double> v;
+        for (int k = 0; k < 1001; ++k) {
+            const uint64_t t0 = ticks();
+            v.push_back(double(ticks() - t0));
+        }
+        overhead = median(v);
+    }
+    opf_hw_info_t hw;
+    opf_hw_describe(&hw);
+    std::printf("# %s; MAXLOC/MINLOC, %d-buffer, GB/s = 3 * bytes / time, median of %d single calls on fresh data\n",
+                hw.cpu_model, buffers, samples);
+    std::printf("# roof: %s over the same bytes (-O3 -march=native); ompi: %s\n",
+                buffers == 2 ? "float inout[i] += in[i]" : "float o[i] = a[i] + b[i]",
+#ifdef BENCH_OMPI
+                buffers == 2 ? "Open MPI MPI_Reduce_local" : "(2-buffer only)"
+#else
+                "not built (mpicxx -DBENCH_OMPI)"
+#endif
+    );
+    std::printf("%-10s %-6s %-6s %5s %8s %8s %8s %8s %8s  %9s %9s %9s %9s\n", "type", "op", "data", "bytes", cols[0],
+                cols[1], cols[2], cols[3], cols[4], "avx2/roof", "a512/roof", "avx2/ompi", "a512/ompi");
+    struct Worst { double roof[2] = {1e9, 1e9}, ompi[2] = {1e9, 1e9}; };
+    std::vector<std::pair<std::string, Worst>> worst;
+    std::mt19937_64 rng(42);
+    for (int kt : kts)
+        for (int op : ops) {
+            Worst w;
+            for (std::size_t bytes : sizes) {
+                const std::size_t ext = std::size_t(opf_kernel_type_extent(kt));
+                const std::size_t n = bytes / ext;
+                const int sets = int(std::clamp<std::size_t>((64u << 10) / bytes, 1, 4));
+                // one arena; buffers 64-byte aligned, each at its own offset modulo
+                // 4 KiB (320 bytes apart): no load 4K-aliases a store of another
+                const std::size_t stride = (bytes + 4095) / 4096 * 4096 + 4096;
+                const std::size_t nbuf = 3 * sets + 3;
+                auto *arena = static_cast<unsigned char *>(std::aligned_alloc(4096, nbuf * stride));
+                std::memset(arena, 0, nbuf * stride);
+                auto buf = [&](std::size_t k) { return arena + k * stride + k * 320 % 4096; };
+                // the roofline reads its own sets of floats in the same rotation as the kernels
+                unsigned char *work = buf(2 * sets), *rwork = buf(2 * sets + 1), *rout = buf(2 * sets + 2);
+                auto rin = [&](int k) { return buf(2 * sets + 3 + k); };
+                std::vector<unsigned char> rpristine(bytes);
+                for (std::size_t i = 0; i + 4 <= bytes; i += 4) {
+                    const float one = 1.0f;
+                    for (int k = 0; k < sets; ++k) std::memcpy(rin(k) + i, &one, 4);
+                    std::memcpy(rwork + i, &one, 4);
+                    std::memcpy(rpristine.data() + i, &one, 4);
+                }
+                opf_kernel2_fn *f2[3] = {};
+                opf_kernel3_fn *f3[3] = {};
+                const char *const prov[3] = {"base", "avx2", "avx512"};
+                for (int p = 0; p < 3; ++p)
+                    if (opf_slot_kernels(op, kt, prov[p], opf_count_t(n), &f2[p], &f3[p]) != OPF_SUCCESS) f2[p] = nullptr, f3[p] = nullptr;
+                for (int kind = 0; kind < n_kinds; ++kind) {
+                    for (int k = 0; k < sets; ++k) {
+                        fill_pair_kind(kt, buf(2 * k), n, kind, true, rng);
+                        fill_pair_kind(kt, buf(2 * k + 1), n, kind, false, rng);
+                    }
+                    std::vector<double> t[n_cols];
+                    for (int r = 0; r < samples; ++r) {
+                        const int k = r % sets;
+                        const unsigned char *a = buf(2 * k), *b = buf(2 * k + 1);
+                        for (int c = 0; c < n_cols; ++c) {
+                            uint64_t t0 = 0, t1 = 0;
+                            if (c == 0) {
+                                if (buffers == 2) {
+                                    std::memcpy(rwork, rpristine.data(), bytes);
+                                    t0 = ticks();
+                                    roof2(reinterpret_cast<const float *>(rin(k)), reinterpret_cast<float *>(rwork), bytes / 4);
+                                    t1 = ticks();
+                                } else {
+                                    t0 = ticks();
+                                    roof3(reinterpret_cast<const float *>(rin(k)), reinterpret_cast<const float *>(rwork),
+                                          reinterpret_cast<float *>(rout), bytes / 4);
+                                    t1 = ticks();
+                                }
+                            } else if (c <= 3) {
+                                const int p = c - 1;
+                                if (buffers == 2 ? !f2[p] : !f3[p]) continue;
+                                if (buffers == 2) {
+                                    std::memcpy(work, b, n * ext);
+                                    t0 = ticks();
+                                    f2[p](a, work, opf_count_t(n));
+                                    t1 = ticks();
+                                } else {
+                                    t0 = ticks();
+                                    f3[p](a, b, work, opf_count_t(n));
+                                    t1 = ticks();
+                                }
+                            } else {
+#ifdef BENCH_OMPI
+                                if (buffers != 2) continue;
+                                const MPI_Datatype mt = mpi_pair_type(kt);
+                                std::memcpy(work, b, n * ext);
+                                t0 = ticks();
+                                MPI_Reduce_local(a, work, int(n), mt, op == OPF_OPID_MAXLOC ? MPI_MAXLOC : MPI_MINLOC);
+                                t1 = ticks();
+#else
+                                continue;
+#endif
+                            }
+                            t[c].push_back((double(t1 - t0) - overhead) * tick_ns);
+                        }
+                    }
+                    double ns[n_cols];
+                    for (int c = 0; c < n_cols; ++c) ns[c] = median(t[c]);
+                    std::printf("%-10s %-6s %-6s %4zuK", opf_kernel_type_name(kt), op == OPF_OPID_MAXLOC ? "MAXLOC" : "MINLOC",
+                                kind_names[kind], bytes >> 10);
+                    for (int c = 0; c < n_cols; ++c)
+                        if (ns[c] > 0) std::printf(" %8.1f", 3.0 * double(bytes) / ns[c]);
+                        else std::printf(" %8s", "-");
+                    for (int isa = 0; isa < 2; ++isa) {
+                        const double x = ns[2 + isa] > 0 ? ns[0] / ns[2 + isa] : 0;
+                        std::printf("  %9.2f", x);
+                        if (x > 0) w.roof[isa] = std::min(w.roof[isa], x);
+                    }
+                    for (int isa = 0; isa < 2; ++isa) {
+                        const double x = ns[2 + isa] > 0 && ns[4] > 0 ? ns[4] / ns[2 + isa] : 0;
+                        if (x > 0) std::printf("  %8.2fx", x), w.ompi[isa] = std::min(w.ompi[isa], x);
+                        else std::printf("  %9s", "-");
+                    }
+                    std::printf("\n");
+                    std::fflush(stdout);
+                }
+                std::free(arena);
+            }
+            worst.push_back({std::string(opf_kernel_type_name(kt)) + " " + (op == OPF_OPID_MAXLOC ? "MAXLOC" : "MINLOC"), w});
+        }
+    std::printf("\n# worst over data kinds and sizes (target: >= 0.80 of roof, >= 2x ompi)\n");
+    std::printf("%-18s %9s %9s %9s %9s\n", "slot", "avx2/roof", "a512/roof", "avx2/ompi", "a512/ompi");
+    for (const auto &[name, w] : worst) {
+        std::printf("%-18s", name.c_str());
+        for (double x : w.roof) std::printf(" %9.2f", x < 1e9 ? x : 0.0);
+        for (double x : w.ompi) if (x < 1e9) std::printf(" %8.2fx", x); else std::printf(" %9s", "-");
+        std::printf("\n");
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -161,16 +457,20 @@ int main(int argc, char **argv)
     std::vector<Slot> slots;
     std::vector<std::size_t> sizes = {1u << 10, 64u << 10, 1u << 20, 64u << 20};
     std::size_t misalign = 0;
-    bool all = false, fresh = false;
-    int max_sets = 16;
+    bool all = false, fresh = false, pairs = false, sizes_given = false;
+    int max_sets = 16, buffers = 2, samples = 301;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--all") all = true;
         else if (arg == "--fresh") fresh = true;
+        else if (arg == "--pairs") pairs = true;
+        else if (arg == "--buffers" && i + 1 < argc) buffers = std::atoi(argv[++i]) == 3 ? 3 : 2;
+        else if (arg == "--samples" && i + 1 < argc) samples = std::max(1, std::atoi(argv[++i]));
         else if (arg == "--sets" && i + 1 < argc) max_sets = std::atoi(argv[++i]), fresh = true;
         else if (arg == "--misalign" && i + 1 < argc) misalign = std::strtoul(argv[++i], nullptr, 0);
         else if (arg == "--sizes" && i + 1 < argc) {
             sizes.clear();
+            sizes_given = true;
             std::string list = argv[++i];
             for (std::size_t p = 0; p != std::string::npos;) {
                 const std::size_t q = list.find(',', p);
@@ -189,6 +489,17 @@ int main(int argc, char **argv)
         }
     }
     if (opf_init() != OPF_SUCCESS) return 2;
+    if (pairs) {
+#ifdef BENCH_OMPI
+        MPI_Init(&argc, &argv);
+#endif
+        const int rc = pairs_bench(sizes_given ? sizes : std::vector<std::size_t>{16u << 10, 256u << 10}, buffers, samples);
+#ifdef BENCH_OMPI
+        MPI_Finalize();
+#endif
+        opf_finalize();
+        return rc;
+    }
     if (slots.empty() && !all) {
         const char *reps[] = {"sum:int8", "prod:int8", "max:int16", "sum:int32", "land:int32", "max:uint64",
                               "prod:int64", "bxor:int64", "sum:float", "max:float", "min:double", "prod:double",

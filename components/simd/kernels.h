@@ -7,6 +7,7 @@
 //   granule                    masked tails come in multiples of this many bytes
 //   load_partial, store_partial, widen_half, narrow_half
 //   offers<Op, T>              false where the kernel was measured not to beat the base
+//   Family<Op, T>::type        (optional) its own family for a slot, void for simd.h's
 #pragma once
 
 #include "components/simd/component.h"
@@ -16,13 +17,21 @@ namespace opf::simd {
 
 #include "components/simd/driver.inc"
 
-// The table of an ISA: every slot simd.h has a family for.
+// The family serving (Op, T) on an ISA: simd.h's, unless the ISA has one of
+// its own (Isa::Family<Op, T>::type not void: where a specific instruction,
+// e.g. AVX-512's mask registers, does the job better than vector extensions).
+template <class Isa, class Op, class T> struct IsaFamily { using type = family_for<Op, T>; };
+template <class Isa, class Op, class T>
+    requires(!std::is_void_v<typename Isa::template Family<Op, T>::type>)
+struct IsaFamily<Isa, Op, T> { using type = typename Isa::template Family<Op, T>::type; };
+
+// The table of an ISA: every slot it has a family for.
 template <class Isa> struct IsaSlots {
     template <std::size_t O, std::size_t K> static constexpr SlotFns entry()
     {
         using Op = base::at_t<O, base::Ops>;
         using T = base::at_t<K, base::KernelTypes>;
-        using F = family_for<Op, T>;
+        using F = typename IsaFamily<Isa, Op, T>::type;
         if constexpr (std::is_void_v<F>) return {};
         else if constexpr (!Isa::template offers<Op, T>) return {};
         else return {&kernel2<F, Isa>, &kernel3<F, Isa>};

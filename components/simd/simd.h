@@ -113,6 +113,15 @@ template <class V> [[gnu::always_inline]] inline void storeu(unsigned char *p, V
 // Families whose elements have padding (pairs) set `padded` and store a
 // register of results with their own `store`, which writes data bytes only.
 template <class F> inline constexpr bool has_padding = requires { requires F::padded; };
+// ... and those that can also store a partial register under a mask of its
+// data bytes (F::store_partial(p, v, nbytes)) take their heads and tails,
+// the last element's data included, in registers as well.
+template <class F> inline constexpr bool masks_padding = requires { requires F::masked_padding; };
+// Families that compute two registers at once and store them (data bytes
+// only): F::compute2(a0, a1, b0, b1, out), e.g. to fill every lane of a
+// comparison with the values of both.
+template <class F, class Reg> inline constexpr bool computes_two =
+    requires(Reg x, unsigned char *p) { F::template compute2<void>(x, x, x, x, p); };
 template <class F, class V> [[gnu::always_inline]] inline void store_results(unsigned char *p, V v)
 {
     if constexpr (has_padding<F>) F::store(p, v);
@@ -396,6 +405,94 @@ template <bool IsMax, class Value, class Index> struct Loc {
                 __builtin_memcpy(p + k + offsetof(BaseT, value), &value, sizeof value);
                 __builtin_memcpy(p + k + offsetof(BaseT, index), &index, sizeof index);
             }
+        }
+    }
+
+    // Two registers at once, for the body of a call: the values of both
+    // in one register and the indices in another (in-lane shuffles: vshufps,
+    // vunpcklpd), so that every lane of every comparison and blend counts,
+    // then back to pairs (vunpcklps / vunpckhps). Within each 16-byte block
+    // of L lanes, the first L/2 lanes come from the first register, the
+    // others from the second.
+    template <class M> static constexpr M apart(std::size_t member)
+    {
+        return index_vector<M>([member](std::size_t k) {
+            constexpr std::size_t n = lane_count<M>, block = 16 / sizeof(lane_t<M>), half = block / 2;
+            const std::size_t base = k / block * block, p = k % block;
+            return (p < half ? base + 2 * p : n + base + 2 * (p - half)) + member;
+        });
+    }
+    template <class M> static constexpr M together(std::size_t which)
+    {
+        return index_vector<M>([which](std::size_t k) {
+            constexpr std::size_t n = lane_count<M>, block = 16 / sizeof(lane_t<M>), half = block / 2;
+            const std::size_t base = k / block * block + which * half, p = k % block;
+            return (p % 2 ? n : 0) + base + p / 2;
+        });
+    }
+    // A two-register shuffle done on floating-point lanes of the same width,
+    // which lets GCC use vshufps / vunpcklpd (one instruction) where on
+    // integer lanes it pairs vpshufd with vpblendd.
+    template <class V, class M> [[gnu::always_inline]] static V shuffle2(V x, V y, M m)
+    {
+        using FP = Vec<std::conditional_t<sizeof(lane_t<V>) == 4, float, double>, sizeof(V)>;
+        return as<V>(__builtin_shuffle(as<FP>(x), as<FP>(y), m));
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static void compute2(V a0, V a1, V b0, V b1, unsigned char *out)
+    {
+        using M = Mask<V>;
+        const V pa = shuffle2(a0, a1, apart<M>(0)), pb = shuffle2(b0, b1, apart<M>(0));
+        const V ia = shuffle2(a0, a1, apart<M>(1)), ib = shuffle2(b0, b1, apart<M>(1));
+        const auto va = values(pa), vb = values(pb);
+        M b_first, tie, equal = {};
+        if constexpr (is_float_lane<Value>) {
+            const M na = as<M>(va != va), nb = as<M>(vb != vb);
+            // !(a >= b) (MAX) or !(a <= b) (MIN): b better, or either a NaN; less a NaN
+            b_first = ~(as<M>(IsMax ? va >= vb : va <= vb) | na);
+            equal = as<M>(va == vb);
+            tie = equal | (na & nb);
+        } else {
+            b_first = as<M>(IsMax ? vb > va : vb < va);
+            tie = as<M>(va == vb);
+        }
+        M index_less;   // b.index < a.index
+        if constexpr (std::is_floating_point_v<Index> || sizeof(Index) == sizeof(Lane)) {
+            using I = Vec<Index, sizeof(V)>;
+            index_less = as<M>(as<I>(ib) < as<I>(ia));
+        } else {   // an int in the low half of a 64-bit lane, the padding above it
+            using I = Vec<int64_t, sizeof(V)>;
+            index_less = as<M>(as<I>(ib << 32) < as<I>(ia << 32));
+        }
+        const M take_b = b_first | (tie & index_less);
+        V v = take_b ? pb : pa;
+        if constexpr (is_float_lane<Value>)   // equal values: a & b (MAX) or a | b (MIN) orders -0 < +0
+            v = equal ? (IsMax ? pa & pb : pa | pb) : v;
+        const V i = take_b ? ib : ia;
+        if constexpr (padded && sizeof(V) < 64) {
+            store_apart(out, v, i);
+        } else {
+            store_results<Loc>(out, shuffle2(v, i, together<M>(0)));
+            store_results<Loc>(out + sizeof(V), shuffle2(v, i, together<M>(1)));
+        }
+    }
+    // Padded pairs without byte-masked stores (AVX2): each member straight
+    // from its lane of the values and of the indices, without the shuffles
+    // back to pairs (two stores per pair are the bound here).
+    template <class V> [[gnu::always_inline]] static void store_apart(unsigned char *out, V v, V i)
+    {
+        constexpr std::size_t block = 16 / sizeof(Lane), half = block / 2;
+        using VL = UIntOf<Value>;
+        using IL = UIntOf<Index>;
+        const Vec<VL, sizeof(V)> values = as<Vec<VL, sizeof(V)>>(v);
+        const Vec<IL, sizeof(V)> indices = as<Vec<IL, sizeof(V)>>(i);
+#pragma GCC unroll 16
+        for (std::size_t k = 0; k < lane_count<V>; ++k) {
+            const std::size_t p = k % block;
+            unsigned char *pair = out + (p < half ? 0 : sizeof(V)) + k / block * 16 + p % half * sizeof(BaseT);
+            const VL value = values[k * sizeof(Lane) / sizeof(VL)];
+            const IL index = indices[k * sizeof(Lane) / sizeof(IL)];
+            __builtin_memcpy(pair + offsetof(BaseT, value), &value, sizeof value);
+            __builtin_memcpy(pair + offsetof(BaseT, index), &index, sizeof index);
         }
     }
 
