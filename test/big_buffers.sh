@@ -10,14 +10,12 @@
 #     datatype-level calls, 5 elements, take its path and run in one chunk;
 #     test/workers checks the chunk edges).
 set -e
-top=${top_builddir:-.}
-path=""
-for dir in "$top"/components/*/; do
-    path="$path${path:+:}${dir%/}"
-done
+check_name=big_buffers
+. "$(dirname "$0")/check_lib.sh"
+path=$(built_components_path)
 export OPF_MCA_mca_component_path="$path"
 echo "test/workers with the components"
 "$top/test/workers"
 echo "conformance: op_avx512_stream_min_bytes=op_avx2_stream_min_bytes=256, op_base_threads=2 from 1 byte per thread"
 OPF_MCA_op_avx512_stream_min_bytes=256 OPF_MCA_op_avx2_stream_min_bytes=256 \
-OPF_MCA_op_base_threads=2 OPF_MCA_op_base_threads_min_bytes=1 exec "$top/test/conformance" "$@"
+OPF_MCA_op_base_threads=2 OPF_MCA_op_base_threads_min_bytes=1 "$top/test/conformance" "$@"

@@ -29,3 +29,12 @@ summary() {   # summary [NAME]: the closing line, and the exit status
     echo "${1:-$check_name}: $checks checks, $failures failed"
     [ $failures -eq 0 ]
 }
+
+# Every component directory built in this tree, as a mca_component_path.
+built_components_path() {
+    path=""
+    for dir in "$top"/components/*/; do
+        path="$path${path:+:}${dir%/}"
+    done
+    echo "$path"
+}

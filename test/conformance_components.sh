@@ -5,13 +5,11 @@
 # call runs on guarded buffers (guards after the true end and inside each
 # element's padding, PROT_NONE pages after and before): the guard-page test.
 set -e
-top=${top_builddir:-.}
-path=""
-for dir in "$top"/components/*/; do
-    path="$path${path:+:}${dir%/}"
-done
+check_name=conformance_components
+. "$(dirname "$0")/check_lib.sh"
+path=$(built_components_path)
 OPF_MCA_mca_component_path=$path OPF_MCA_op_base_selftest=1 "$top/tools/opframe_info"
 # The engine must catch what it claims to (wrong results, stray writes into
 # guards and padding, faults against PROT_NONE pages) before its pass counts.
 "$top/test/conformance" --self-test >/dev/null || { echo "conformance --self-test failed"; exit 1; }
-OPF_MCA_mca_component_path=$path OPF_MCA_op_base_selftest=1 exec "$top/test/conformance" "$@"
+OPF_MCA_mca_component_path=$path OPF_MCA_op_base_selftest=1 "$top/test/conformance" "$@"
