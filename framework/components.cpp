@@ -437,7 +437,10 @@ bool preferred(const SlotCandidate &a, const SlotCandidate &b, const std::string
     const bool pa = repo.components[a.component].name == pin, pb = repo.components[b.component].name == pin;
     if (pa != pb) return pa;
     if (a.priority != b.priority) return a.priority > b.priority;
-    return repo.components[a.component].name < repo.components[b.component].name;
+    if (a.component != b.component) return repo.components[a.component].name < repo.components[b.component].name;
+    // One component's size tiers at one priority: the larger tier first, so
+    // that it serves its counts instead of being shadowed by the smaller one.
+    return a.min_count > b.min_count;
 }
 
 std::string pin_of(int op, int kt)

@@ -75,12 +75,27 @@ try {
         *fn3 = base::kernels(op_id, kt).fn3;
         return OPF_SUCCESS;
     }
-    for (const SlotCandidate &c : slot_candidates(op_id, OPF_MEM_HOST, kt))
-        if (components()[c.component].name == provider) {
-            *fn2 = c.fn2;
-            *fn3 = c.fn3;
-            return OPF_SUCCESS;
-        }
+    // A component may offer several size tiers for a slot, each half on its
+    // own (a streaming tier may have a 3-buffer kernel only): per half, the
+    // offer with the largest min_count <= count; below all of them, its
+    // first tier (every kernel must be right at any count, and the
+    // conformance engine checks each tier at every length it runs).
+    const SlotCandidate *pick2 = nullptr, *pick3 = nullptr;
+    auto better = [count](const SlotCandidate *old, const SlotCandidate &c) {
+        if (!old) return true;
+        if (c.min_count <= count) return old->min_count > count || c.min_count > old->min_count;
+        return old->min_count > count && c.min_count < old->min_count;
+    };
+    for (const SlotCandidate &c : slot_candidates(op_id, OPF_MEM_HOST, kt)) {
+        if (components()[c.component].name != provider) continue;
+        if (c.fn2 && better(pick2, c)) pick2 = &c;
+        if (c.fn3 && better(pick3, c)) pick3 = &c;
+    }
+    if (pick2 || pick3) {
+        *fn2 = pick2 ? pick2->fn2 : nullptr;
+        *fn3 = pick3 ? pick3->fn3 : nullptr;
+        return OPF_SUCCESS;
+    }
     for (const ComponentRecord &c : components())
         if (c.name == provider) return fail(OPF_ERR_ARG, "opf_slot_kernels: component \"%s\" offers nothing for %s %s",
                                             provider, base::op_name(op_id), base::kernel_type_name(kt));

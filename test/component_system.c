@@ -547,17 +547,29 @@ static void test_tiers(void)
     CHECK(f2 == a2 && f3 == a3, "SUM INT32 count 999: the selected kernels are not alpha's");
     CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 1000, &f2, &f3), OPF_SUCCESS);
     CHECK(f2 == t2 && f3 == t3, "SUM INT32 count 1000: the selected kernels are not tier's");
+    /* A component's own tiers, by count: its first below 64000, the huge one from there. */
+    {
+        opf_kernel2_fn *h2, *u2;
+        opf_kernel3_fn *h3, *u3;
+        CHECK_RC(opf_slot_kernels(SUM, I32, "tier", 63999, &u2, &u3), OPF_SUCCESS);
+        CHECK(u2 == t2 && u3 == t3, "opf_slot_kernels tier count 63999: not its first tier");
+        CHECK_RC(opf_slot_kernels(SUM, I32, "tier", 64000, &h2, &h3), OPF_SUCCESS);
+        CHECK(h2 && h3 && h2 != t2 && h3 != t3, "opf_slot_kernels tier count 64000: not its second tier");
+        CHECK_RC(opf_slot_kernels(SUM, I32, NULL, 64000, &f2, &f3), OPF_SUCCESS);
+        CHECK(f2 == h2 && f3 == h3, "SUM INT32 count 64000: the selected kernels are not tier's second tier");
+    }
     /* The tier query gives the same boundaries without probing. */
     {
         opf_slot_tier_t tiers[4];
         int n = 0;
         CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 2, tiers, 4, &n), OPF_SUCCESS);
-        CHECK(n == 2 && tiers[0].min_count == 0 && tiers[0].fn2 == a2 && tiers[0].fn3 == NULL &&
+        CHECK(n == 3 && tiers[0].min_count == 0 && tiers[0].fn2 == a2 && tiers[0].fn3 == NULL &&
                   !strcmp(tiers[0].provider, "alpha") && tiers[1].min_count == 1000 && tiers[1].fn2 == t2 &&
-                  !strcmp(tiers[1].provider, "tier"),
-              "opf_slot_tiers SUM INT32 2-buffer: %d tiers, not alpha from 0 and tier from 1000", n);
+                  !strcmp(tiers[1].provider, "tier") && tiers[2].min_count == 64000 && tiers[2].fn2 != t2 &&
+                  !strcmp(tiers[2].provider, "tier"),
+              "opf_slot_tiers SUM INT32 2-buffer: %d tiers, not alpha from 0, tier from 1000 and 64000", n);
         CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 3, tiers, 1, &n), OPF_SUCCESS);
-        CHECK(n == 2 && tiers[0].fn3 == a3 && tiers[0].fn2 == NULL, "opf_slot_tiers SUM INT32 3-buffer, max 1");
+        CHECK(n == 3 && tiers[0].fn3 == a3 && tiers[0].fn2 == NULL, "opf_slot_tiers SUM INT32 3-buffer, max 1");
         CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT64, 2, tiers, 4, &n), OPF_SUCCESS);
         CHECK(n == 1 && !strcmp(tiers[0].provider, "alpha"), "opf_slot_tiers SUM INT64: %d tiers", n);
         CHECK_RC(opf_slot_tiers(OPF_OPID_SUM, OPF_KT_INT32, 4, tiers, 4, &n), OPF_ERR_ARG);

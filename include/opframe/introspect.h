@@ -26,7 +26,9 @@ int opf_op_valid_for_type(opf_op_t op, opf_datatype_t datatype, int *valid);
 int opf_slot_exists(int op_id, int kernel_type);
 /* Host kernels of a slot. provider: NULL for the selected (mixed) table,
  * "base", or a component's name (its offer, whether selected or not).
- * count selects among size-tiered offers of the selected table.
+ * count selects among size tiers, of the selected table or of the named
+ * component's own offers (per half, the offer with the largest min_count
+ * <= count; below all of them, its first tier).
  * OPF_ERR_OP if the slot does not exist, OPF_ERR_ARG if the provider has
  * no kernel there (*fn2 / *fn3 are set to NULL for a missing half). */
 int opf_slot_kernels(int op_id, int kernel_type, const char *provider, opf_count_t count,
