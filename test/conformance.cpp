@@ -15,8 +15,8 @@
 // provider. Results compare bit-exactly, except that any NaN matches any NaN
 // and only data bytes count. The reference never uses library code.
 //
-// Usage: conformance [--seed N] [--function PAT]... [--bench] [--slow]
-//                    [--provider NAME]... [--quick] [--native] [-v] [--self-test]
+// Usage: conformance [--seed N] [--function PAT]... [--bench] [--quick|--deep|--slow]
+//                    [--provider NAME]... [--native] [-v] [--self-test]
 
 #include "test/engine/reference.h"
 
@@ -69,7 +69,7 @@ struct Provider {
 
 struct Options {
     engine::Options e;
-    bool quick = false, native_only = false, self_test = false;
+    bool native_only = false, self_test = false;
     int max_failures = 30;
     std::vector<std::string> providers;
 };
@@ -170,10 +170,10 @@ std::vector<const CallLayout*> layouts_for(const Harness& h, size_t n, bool huge
 {
     std::vector<const CallLayout*> out;
     for (const CallLayout& l : engine::call_layouts()) {
-        if (huge && !h.opt.e.slow) {
+        if (huge && !h.opt.e.slow()) {
             if (l.fence == Fence::PageAfter || (l.alias == Alias::OutIsIn2 && l.fence == Fence::Bytes))
                 out.push_back(&l);
-        } else if (h.opt.e.slow || n <= 65 || engine::layout_is_basic(l)) {
+        } else if (h.opt.e.slow() || n <= 65 || engine::layout_is_basic(l)) {
             out.push_back(&l);
         }
     }
@@ -186,7 +186,7 @@ std::vector<const CallLayout*> datatype_layouts(const Harness& h)
 {
     std::vector<const CallLayout*> out;
     for (const CallLayout& l : engine::call_layouts())
-        if (h.opt.e.slow || (l.alias == Alias::InPlace2 && l.fence == Fence::PageAfter) ||
+        if (h.opt.e.slow() || (l.alias == Alias::InPlace2 && l.fence == Fence::PageAfter) ||
             (l.alias == Alias::Distinct3 && l.fence == Fence::PageBefore) ||
             (l.alias == Alias::OutIsIn1 && l.fence == Fence::PageAfter) ||
             (l.alias == Alias::OutIsIn2 && l.fence == Fence::PageBefore))
@@ -345,7 +345,7 @@ template <class E> void bench_slot(Harness& h, int op_id, int kt, RefFn<E> ref, 
                                    const std::string& type)
 {
     std::vector<size_t> counts = {4096};
-    if (h.opt.e.slow)
+    if (h.opt.e.slow())
         counts = {64, 4096, 262144};
     for (size_t n : counts) {
         const DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n);
@@ -480,14 +480,14 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             opf_slot_kernels(op_id, kt, h.providers[p].c_name(), opf_count_t(n), &fn2, &fn3);
             fresh |= (fn2 || fn3) && !h.seen.contains(slot_key(op_id, kt, fn2, fn3));
         }
-        if (fresh || h.opt.e.slow)
+        if (fresh || h.opt.e.slow())
             run(make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n), true);
     }
     if constexpr (Narrow<E>) {
         // 16-bit floats: every bit pattern once as the left operand, so the
         // conversions are exercised on all of them (ties with the right
         // operand kept every fourth element).
-        if (!h.opt.quick) {
+        if (!h.opt.e.quick()) {
             DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, 65536), ref, 65536);
             for (size_t i = 0; i < 65536; ++i) {
                 d.a[i].bits = uint16_t(i);
@@ -496,7 +496,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             }
             ref(d.a.data(), d.b.data(), d.expect.data(), d.a.size());
             run(d, true);
-            if (h.opt.e.slow) { // and as the right operand
+            if (h.opt.e.slow()) { // and as the right operand
                 std::swap(d.a, d.b);
                 ref(d.a.data(), d.b.data(), d.expect.data(), d.a.size());
                 run(d, true);
@@ -1013,7 +1013,6 @@ void usage(const char* argv0)
     std::printf("usage: %s [options]\n%s"
                 "  --provider NAME   a provider (\"base\", a component) or \"selected\" for the selected\n"
                 "                    table; repeatable (default: base, selected, every available component)\n"
-                "  --quick           fewer lengths, no exhaustive 16-bit runs, the native ISA level only\n"
                 "  --native          the native ISA level only (no op_base_isa_mask levels)\n"
                 "  --max-failures N  failures shown in detail (default 30)\n"
                 "  --self-test       show that the engine catches wrong results, stray writes and faults\n",
@@ -1030,8 +1029,6 @@ bool parse_args(int argc, char** argv, Options& opt)
             opt.providers.push_back(argv[++i]);
         } else if (arg == "--max-failures" && i + 1 < argc) {
             opt.max_failures = std::atoi(argv[++i]);
-        } else if (arg == "--quick") {
-            opt.quick = true;
         } else if (arg == "--native") {
             opt.native_only = true;
         } else if (arg == "--self-test") {
@@ -1052,7 +1049,7 @@ int main(int argc, char** argv)
     Harness h;
     if (!parse_args(argc, argv, h.opt))
         return 2;
-    std::printf("seed=%" PRIu64 "\n", h.opt.e.seed);
+    std::printf("seed=%" PRIu64 " depth=%s\n", h.opt.e.seed, engine::depth_name(h.opt.e.depth));
     std::fflush(stdout);
     h.report.seed = h.opt.e.seed;
     h.report.budget = h.opt.max_failures;
@@ -1090,9 +1087,9 @@ int main(int argc, char** argv)
         return rc;
     }
 
-    if (h.opt.quick)
+    if (h.opt.e.quick())
         h.lengths = {0, 1, 3, 8, 17, 65, 1000};
-    else if (h.opt.e.slow)
+    else if (h.opt.e.slow())
         h.lengths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 47, 63, 64, 65, 127, 128, 129, 255,
                      257, 1000, 4099, 65537};
     else
@@ -1101,7 +1098,7 @@ int main(int argc, char** argv)
     opf_hw_info_t hw{};
     opf_hw_describe(&hw);
     std::vector<IsaLevel> levels = isa_levels(hw.x86_features);
-    if (h.opt.quick || h.opt.native_only)
+    if (h.opt.e.quick() || h.opt.native_only)
         levels.resize(1);
     char cpu_features[200];
     opf_hw_format_features(hw.x86_features, cpu_features, sizeof cpu_features);

@@ -88,7 +88,14 @@ GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::si
             data_ = image_ + start;
         }
     }
-    for (std::size_t i = 0; i < image_bytes_; ++i) image_[i] = expected(i);
+    // Guard pattern on every non-data byte; data bytes start at zero (the
+    // caller sets them: set_elements, fill_data).
+    const std::size_t start = data_offset(), end = start + span;
+    for (std::size_t i = 0; i < start; ++i) image_[i] = expected(i);
+    if (layout.dense()) std::memset(image_ + start, 0, span);
+    else
+        for (std::size_t i = start; i < end; ++i) image_[i] = layout.is_data((i - start) % layout.extent) ? 0 : expected(i);
+    for (std::size_t i = end; i < image_bytes_; ++i) image_[i] = expected(i);
 }
 
 GuardedBuffer::~GuardedBuffer()
@@ -121,37 +128,49 @@ void GuardedBuffer::fill_data(unsigned char byte)
         for (const ElementLayout::Field &f : layout_.fields) std::memset(data_ + i * ext + f.offset, byte, f.size);
 }
 
+// The first non-data byte at or after image offset `from` that differs from
+// its guard pattern, or image_bytes_. The data span is skipped whole for a
+// dense layout (most types): a byte-wise walk made these checks the
+// engine's largest cost.
+std::size_t GuardedBuffer::next_damaged(std::size_t from) const
+{
+    const std::size_t start = data_offset(), end = start + layout_.span(n_), ext = layout_.extent;
+    const bool dense = layout_.dense();
+    for (std::size_t i = from; i < image_bytes_; ++i) {
+        if (i >= start && i < end) {
+            if (dense) {
+                i = end - 1;
+                continue;
+            }
+            if (layout_.is_data((i - start) % ext)) continue;
+        }
+        if (image_[i] != expected(i)) return i;
+    }
+    return image_bytes_;
+}
+
 std::optional<Damage> GuardedBuffer::damage() const
 {
-    const std::size_t start = data_offset(), span = layout_.span(n_), ext = layout_.extent;
+    const std::size_t i = next_damaged(0);
+    if (i == image_bytes_) return std::nullopt;
+    const std::size_t span = layout_.span(n_), ext = layout_.extent;
+    const long off = long(i) - long(data_offset());
     char where[96];
-    for (std::size_t i = 0; i < image_bytes_; ++i) {
-        const bool inside = i >= start && i < start + span;
-        if (inside && layout_.is_data((i - start) % ext)) continue;
-        if (image_[i] == expected(i)) continue;
-        const long off = long(i) - long(start);
-        if (off < 0)
-            std::snprintf(where, sizeof where, "%ld bytes before the start", -off);
-        else if (std::size_t(off) >= span)
-            std::snprintf(where, sizeof where, "%zu bytes past the true end (at byte %zu of the element there)",
-                          std::size_t(off) - span + 1, std::size_t(off) % ext);
-        else
-            std::snprintf(where, sizeof where, "padding byte %zu of element %zu", std::size_t(off) % ext,
-                          std::size_t(off) / ext);
-        return Damage{off, where};
-    }
-    return std::nullopt;
+    if (off < 0)
+        std::snprintf(where, sizeof where, "%ld bytes before the start", -off);
+    else if (std::size_t(off) >= span)
+        std::snprintf(where, sizeof where, "%zu bytes past the true end (at byte %zu of the element there)",
+                      std::size_t(off) - span + 1, std::size_t(off) % ext);
+    else
+        std::snprintf(where, sizeof where, "padding byte %zu of element %zu", std::size_t(off) % ext,
+                      std::size_t(off) / ext);
+    return Damage{off, where};
 }
 
 std::size_t GuardedBuffer::damaged_bytes() const
 {
-    const std::size_t start = data_offset(), span = layout_.span(n_), ext = layout_.extent;
     std::size_t bad = 0;
-    for (std::size_t i = 0; i < image_bytes_; ++i) {
-        const bool inside = i >= start && i < start + span;
-        if (inside && layout_.is_data((i - start) % ext)) continue;
-        bad += image_[i] != expected(i);
-    }
+    for (std::size_t i = next_damaged(0); i < image_bytes_; i = next_damaged(i + 1)) ++bad;
     return bad;
 }
 
@@ -318,8 +337,9 @@ bool Options::parse(int argc, char **argv, int &i)
         skips.push_back(v);
     } else if (arg == "--bench") {
         bench = true;
-    } else if (arg == "--slow") {
-        slow = true;
+    } else if (arg == "--quick" || arg == "--deep" || arg == "--slow") {
+        depth = arg == "--quick" ? Depth::Quick : arg == "--deep" ? Depth::Deep : Depth::Slow;
+        depth_given_ = true;
     } else if (arg == "-v" || arg == "--verbose") {
         verbose = true;
     } else {
@@ -328,8 +348,19 @@ bool Options::parse(int argc, char **argv, int &i)
     return true;
 }
 
+const char *depth_name(Depth d) { return d == Depth::Quick ? "quick" : d == Depth::Deep ? "deep" : "slow"; }
+
 void Options::finish()
 {
+    if (!depth_given_)
+        if (const char *env = std::getenv("OPF_CHECK_DEPTH")) {
+            const std::string e = env;
+            if (e == "deep" || e == "slow") depth = e == "deep" ? Depth::Deep : Depth::Slow;
+            else if (!e.empty() && e != "quick") {
+                std::fprintf(stderr, "OPF_CHECK_DEPTH=%s: not quick, deep or slow\n", env);
+                std::exit(2);
+            }
+        }
     if (seeded_) return;
     std::random_device rd;
     seed = (uint64_t(rd()) << 32) ^ rd() ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
@@ -343,7 +374,10 @@ const char *Options::help()
            "                    level's checks are named datatype.op.type\n"
            "  --skip PAT        leave out the checks matching PAT (repeatable)\n"
            "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
-           "  --slow            more lengths, and every layout at every length\n"
+           "  --quick           the quick form (make check): the quick lengths, one ISA level\n"
+           "  --deep            the deep form (CI): all lengths, every ISA level, exhaustive 16-bit runs\n"
+           "  --slow            deeper still: more lengths, every layout at every length\n"
+           "                    (default: $OPF_CHECK_DEPTH = quick, deep or slow; else quick)\n"
            "  -v                one line per slot and provider\n";
 }
 

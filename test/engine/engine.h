@@ -19,7 +19,7 @@
 //     memory, runs the call there, and copies the image back, so the same
 //     guard, padding and input checks apply;
 //   * --function PATTERN, --bench (median time per slot and provider, side
-//     by side), --slow (more lengths, every layout at every length).
+//     by side), --quick / --deep / --slow (the depth, see Options).
 #pragma once
 
 #include <csetjmp>
@@ -67,6 +67,8 @@ struct ElementLayout {
     std::size_t last_end = 0;
 
     bool is_data(std::size_t byte_in_element) const;
+    // Every byte of the extent is data (no padding to guard).
+    bool dense() const { return fields.size() == 1 && fields[0].offset == 0 && fields[0].size == extent && last_end == extent; }
     // Bytes a buffer of n elements spans.
     std::size_t span(std::size_t n) const { return n ? (n - 1) * extent + last_end : 0; }
 };
@@ -115,6 +117,7 @@ public:
 
 private:
     unsigned char expected(std::size_t image_offset) const;
+    std::size_t next_damaged(std::size_t from) const;
     const ElementLayout &layout_;
     std::size_t n_;
     unsigned char *mapping_ = nullptr;   // mmap'd pages (Fence::Page*) or heap
@@ -208,21 +211,31 @@ private:
 };
 
 // ---- options ---------------------------------------------------------------------------------
+// How deep a run goes; one meaning for every test of the project (tests that
+// are shell scripts read the same variable): `make check` runs the quick
+// form, CI's deep step (`make check-deep`) the deep one, --slow is for hand
+// runs. Without --quick/--deep/--slow, $OPF_CHECK_DEPTH decides, else quick.
+enum class Depth { Quick, Deep, Slow };
+const char *depth_name(Depth d);
+
 struct Options {
     uint64_t seed = 0;
     std::vector<std::string> functions;   // --function patterns (fnmatch, case-insensitive)
     std::vector<std::string> skips;       // --skip patterns: checks left out
-    bool bench = false, slow = false, verbose = false;
+    bool bench = false, verbose = false;
+    Depth depth = Depth::Quick;
+    bool quick() const { return depth == Depth::Quick; }
+    bool slow() const { return depth == Depth::Slow; }
     // Takes argv[i] (and its value) if it is an engine option; false otherwise.
     bool parse(int argc, char **argv, int &i);
-    // A random seed unless --seed was given.
+    // The depth from the environment unless given; a random seed unless --seed was given.
     void finish();
     static const char *help();
     // Does "provider.op.type" pass the --function filter?
     bool selected(const std::string &provider, const std::string &op, const std::string &type) const;
 
 private:
-    bool seeded_ = false;
+    bool seeded_ = false, depth_given_ = false;
 };
 
 // ---- benchmarks -------------------------------------------------------------------------------
