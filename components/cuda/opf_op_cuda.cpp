@@ -543,6 +543,8 @@ public:
         return rc ? rc : failure(cuda_code(e), "cannot make device %d current: %s (%s); nothing done", dev,
                                  cudaGetErrorName(e), cudaGetErrorString(e));
     }
+    // Whether the calling thread had a current context.
+    bool had_context() const { return got == CUDA_SUCCESS && previous; }
     // Restores the caller's context; returns rc, or the failure to restore it.
     int leave(int rc)
     {
@@ -562,6 +564,23 @@ private:
 };
 
 // ---- synchronous calls ------------------------------------------------------------
+// The device a synchronous call runs on when op_cuda_device does not say:
+// the device of the output's device memory, else an input's; managed memory
+// only: the calling thread's current device when it has a context (the
+// application chose it), else the device the managed memory was allocated
+// on (DEVICE_ORDINAL: its primary context exists already; device 0's might
+// not, and would cost a new context on a thread that had none).
+int home_device(const DeviceScope &scope, const Buf *const bufs[3])
+{
+    for (const int i : {2, 0, 1})
+        if (bufs[i]->where == Where::Device && bufs[i]->device >= 0) return bufs[i]->device;
+    int dev = -1;
+    if (scope.had_context() && cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices) return dev;
+    for (const int i : {2, 0, 1})
+        if (bufs[i]->where == Where::Managed && bufs[i]->device >= 0) return bufs[i]->device;
+    return 0;
+}
+
 cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
 {
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread);
@@ -727,14 +746,9 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     char what[64];
     std::snprintf(what, sizeof what, "%s %s", op_names[op], kt_name(kt));
     if (int rc = refuse_unusable(what, bufs)) return rc;
-    int home = int(device_param);
-    if (home < 0 || home >= n_devices) {
-        home = O.where == Where::Device && O.device >= 0   ? O.device
-             : A.where == Where::Device && A.device >= 0 ? A.device
-             : B.where == Where::Device && B.device >= 0 ? B.device : -1;
-        if (home < 0 && cudaGetDevice(&home) != cudaSuccess) home = 0;
-    }
     DeviceScope scope;   // copies and kernels go to the home device's per-thread stream
+    int home = int(device_param);
+    if (home < 0 || home >= n_devices) home = home_device(scope, bufs);
     if (int rc = scope.enter(home)) return rc;
     return scope.leave(run_on(home, op, kt, *k, a, b, o, n, A, B, O));
 }
@@ -753,14 +767,10 @@ int copy_call(int kt, const void *src, void *dst, int64_t n)
         host_copy_data(dst, src, n, kt);
         return OPF_SUCCESS;
     }
-    // The device of a device operand; managed memory only: the thread's
-    // current device (cudaSetDevice's; device 0 on a fresh thread), as for
-    // run_sync. Either way inside a DeviceScope: none stays none.
-    int home = D.where == Where::Device && D.device >= 0 ? D.device
-             : S.where == Where::Device && S.device >= 0 ? S.device : -1;
-    if (home < 0 && cudaGetDevice(&home) != cudaSuccess) home = 0;
-    DeviceScope scope;
-    if (int rc = scope.enter(home)) return rc;
+    DeviceScope scope;   // none stays none
+    const Buf none;
+    const Buf *const bufs[3] = {&S, &none, &D};
+    if (int rc = scope.enter(home_device(scope, bufs))) return rc;
     cudaError_t e = copy_data(dst, src, n, kt, cudaStreamPerThread);
     const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
     if (e == cudaSuccess) e = s;

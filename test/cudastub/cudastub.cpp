@@ -69,7 +69,7 @@ struct Fault1 {
 std::recursive_mutex mu;
 int n_devices = 0;
 std::vector<std::unique_ptr<Context>> contexts;   // [0, n_devices): the primary ones
-std::vector<bool> primary_active;
+std::vector<bool> primary_made;
 std::map<uintptr_t, Alloc> allocs;
 std::map<const void *, Kernel> kernels;
 // Streams are never destroyed at exit: work still queued holds kernels'
@@ -147,7 +147,7 @@ void model()
     const char *env = std::getenv("CUDASTUB_DEVICES");
     n_devices = env ? std::max(0, std::atoi(env)) : 2;
     for (int d = 0; d < n_devices; ++d) contexts.push_back(std::make_unique<Context>(Context{d, true}));
-    primary_active.assign(std::size_t(n_devices), false);
+    primary_made.assign(std::size_t(n_devices), false);
     legacy.resize(std::size_t(n_devices));
     for (int d = 0; d < n_devices; ++d) {
         legacy[std::size_t(d)].device = d;
@@ -191,7 +191,7 @@ Context *context()
     setup();
     if (!current && runtime_device < n_devices) {
         current = contexts[std::size_t(runtime_device)].get();
-        primary_active[std::size_t(runtime_device)] = true;
+        primary_made[std::size_t(runtime_device)] = true;
     }
     return current;
 }
@@ -247,7 +247,7 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
     if (dev >= n_devices) return fail(cudaErrorInvalidDevice);
     if (dev != ctx->device) {   // memory of another device: its primary context's
         ctx = contexts[std::size_t(dev)].get();
-        primary_active[std::size_t(dev)] = true;
+        primary_made[std::size_t(dev)] = true;
     }
     allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind, dev,
                                               kind == Kind::Pinned ? nullptr : ctx};
@@ -318,10 +318,11 @@ cudaError_t enqueue(Stream *st, Work w)
     return cudaSuccess;
 }
 
-// Waits for st: its queue runs; its first error is returned and cleared.
+// Waits for st: its queue runs (what it waits for ran when it was enqueued);
+// its first error is returned and cleared. Nothing else: synchronising the
+// legacy stream does not wait for work queued on other streams since.
 cudaError_t synchronize(Stream *st)
 {
-    if (st->legacy) each_blocking(st->device, run_queue);   // enqueued before: the legacy stream waited for them
     run_queue(*st);
     const cudaError_t e = st->pending;
     st->pending = cudaSuccess;
@@ -373,7 +374,8 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
             std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
     };
     if (pageable(dst)) {   // synchronous: the stream's earlier work first
-        if (st->pending == cudaSuccess) run_queue(*st);
+        run_queue(*st);
+        if (fault(kCopyRun, code)) return fail(cudaError_t(code));
         rows(src);
         return cudaSuccess;
     }
@@ -466,6 +468,12 @@ void *create_context(int device)
     return contexts.back().get();
 }
 void *current_context() { return current; }
+bool primary_active(int device)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    model();
+    return device >= 0 && device < n_devices && primary_made[std::size_t(device)];
+}
 void set_current_context(void *ctx) { current = static_cast<Context *>(ctx); }
 void inject(Fault kind, int after, int code, int times)
 {
@@ -569,7 +577,7 @@ CUresult CUDAAPI stub_cuCtxSetCurrent(CUcontext ctx)
     int code = 0;
     if (fault(kCtxSetCurrent, code)) return CUresult(code);
     current = reinterpret_cast<Context *>(ctx);
-    if (current && current->primary) primary_active[std::size_t(current->device)] = true;
+    if (current && current->primary) primary_made[std::size_t(current->device)] = true;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
@@ -579,7 +587,7 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     model();
     if (!ctx || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
-    primary_active[std::size_t(dev)] = true;
+    primary_made[std::size_t(dev)] = true;
     *ctx = reinterpret_cast<CUcontext>(contexts[std::size_t(dev)].get());
     return CUDA_SUCCESS;
 }
@@ -596,7 +604,7 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *fla
     model();
     if (!flags || !active || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_VALUE;
     *flags = 0;
-    *active = primary_active[std::size_t(dev)];
+    *active = primary_made[std::size_t(dev)];
     return CUDA_SUCCESS;
 }
 
@@ -681,7 +689,7 @@ cudaError_t CUDARTAPI cudaSetDevice(int dev)
     ++count.set_device;
     runtime_device = dev;
     current = contexts[std::size_t(dev)].get();   // the primary context, made current (and active)
-    primary_active[std::size_t(dev)] = true;
+    primary_made[std::size_t(dev)] = true;
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int dev)

@@ -80,6 +80,7 @@ int device_count();
 void *primary_context(int device);
 void *create_context(int device);
 void *current_context();
+bool primary_active(int device);   // whether the device's primary context exists (was ever made)
 void set_current_context(void *ctx);
 
 // Faults: from the `after`-th next call (1: the next one) of `kind`, `times`
