@@ -19,7 +19,8 @@
  * memory. The rule for the others:
  *   - the call runs on the "home" device: op_cuda_device if set, else the
  *     device holding the output buffer, else the one holding an input, else
- *     (managed memory only) the calling thread's current device;
+ *     (managed memory only) the calling thread's current device when it has
+ *     a context, else the managed memory's device (home_device);
  *   - device memory of the home device and managed memory are used in place;
  *   - any other operand (host memory, pinned or not, or another device's
  *     memory) is copied into scratch memory on the home device first, and a
@@ -56,7 +57,8 @@
  * driver too old; no device only with op_cuda_lazy_init=false). init_query
  * does not initialise the driver: that happens at the first call that needs
  * it, and host-memory calls before anyone initialised it ask no pointer query
- * (see "the driver" below). Device pointers and streams of the application's
+ * (see "the driver" below); buffers on the heap or the stack cost no driver
+ * call at all (known_host). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
