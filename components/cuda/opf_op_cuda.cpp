@@ -390,12 +390,14 @@ Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
     const int64_t cached = d.grid[op][kt].load(std::memory_order_relaxed);
     if (cached && (cached >> 32) == block) return {block, int(cached & 0xffffffff)};
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) != cudaSuccess || per_sm < 1) {
+    const bool known = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) == cudaSuccess &&
+                       per_sm >= 1;
+    if (!known) {   // a guess for this call; the next one asks again (the failure may be transient)
         cudaGetLastError();
         per_sm = std::max(1, 2048 / block);
     }
     const int blocks = std::max(1, per_sm * d.sm_count);
-    d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
+    if (known) d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
     return {block, blocks};
 }
 
