@@ -600,6 +600,20 @@ void transient_probe()
           rc3 ? opf_last_error() : "");
 }
 
+// A transient failure of the occupancy query: that call guesses, the next asks again.
+void transient_occupancy()
+{
+    OnDevice1 d(5000);
+    const char *occupancy = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
+    cudastub::inject(cudastub::kOccupancy, 1, cudaErrorMemoryAllocation);
+    const int rc4 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_MAX);   // a slot not launched before
+    const uint64_t asked = cudastub::calls(occupancy, "opf_op_cuda");
+    const int rc5 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_MAX);
+    check(rc4 == OPF_SUCCESS && rc5 == OPF_SUCCESS && cudastub::calls(occupancy, "opf_op_cuda") == asked + 1,
+          "a failed occupancy query is asked again by the next call (rc %d %d, %llu more queries)", rc4, rc5,
+          (unsigned long long)(cudastub::calls(occupancy, "opf_op_cuda") - asked));
+}
+
 // 5: context calls that fail.
 void failing_context_calls()
 {
@@ -697,6 +711,7 @@ void check_issue21()
     in_child("a first stream call leaves no context", first_stream_call);
     in_child("managed REPLACE / SUM leave no context", managed_copy);
     in_child("a transient kernel-probe failure", transient_probe);
+    in_child("a transient occupancy failure", transient_occupancy);
     in_child("failing context calls", failing_context_calls);
     in_child("a failing result copy", result_copy_fails);
     in_child("failing host pointer queries", failing_host_queries);
