@@ -460,21 +460,22 @@ bool known_host(const void *p)
 {
     const auto at = reinterpret_cast<uintptr_t>(p);
     if (at >= heap_start && at < reinterpret_cast<uintptr_t>(sbrk(0))) return true;
-    thread_local uintptr_t stack_low = 0, stack_high = 0;
-    if (!stack_high) [[unlikely]] {
+    struct Range {
+        uintptr_t low = 0, high = 0;
+    };
+    thread_local Range stack;   // one TLS lookup (a dlopened module's TLS is a call)
+    if (!stack.high) [[unlikely]] {
         pthread_attr_t attr;
         void *low = nullptr;
         size_t size = 0;
-        stack_high = 1;   // unknown: never matches
+        stack.high = 1;   // unknown: never matches
         if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &low, &size) == 0) {
-                stack_low = reinterpret_cast<uintptr_t>(low);
-                stack_high = stack_low + size;
-            }
+            if (pthread_attr_getstack(&attr, &low, &size) == 0) stack = {reinterpret_cast<uintptr_t>(low),
+                                                                         reinterpret_cast<uintptr_t>(low) + size};
             pthread_attr_destroy(&attr);
         }
     }
-    return at >= stack_low && at < stack_high;
+    return at >= stack.low && at < stack.high;
 }
 
 // Unknown memory is claimed too, so that the call reaches this component and
