@@ -69,6 +69,22 @@ if [ -f "$fake" ]; then
     line=$(status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_VERSION=12040)
     echo "$line"
     check "old driver: reason" matches "$line" "*disqualified: CUDA driver too old: it supports CUDA 12.4*"
+    # Issue 21: what failed, said as such.
+    line=$(status_line LD_LIBRARY_PATH="$lib" FAKE_CUDA_VERSION_RC=999)
+    echo "$line"
+    check "cuDriverGetVersion fails: reason" matches "$line" \
+        "*disqualified: the CUDA driver libcuda.so.1 does not work: cuDriverGetVersion failed (CUresult 999)*"
+    if [ -f "$top/test/.libs/libcudafake_nov2.so" ]; then
+        mkdir "$scratch/nov2"
+        cp "$top/test/.libs/libcudafake_nov2.so" "$scratch/nov2/libcuda.so.1"
+        line=$(status_line LD_LIBRARY_PATH="$scratch/nov2${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}")
+        echo "$line"
+        check "no cuGetProcAddress_v2: reason" matches "$line" \
+            "*disqualified: the CUDA driver (CUDA 13.0) lacks cuGetProcAddress_v2*"
+    else
+        echo "FAILED: test/libcudafake_nov2.la is not built"
+        failures=$((failures + 1))
+    fi
     # Lazy (the default): available, and nothing calls cuInit, neither
     # opf_init nor host reductions with the component loaded.
     log=$scratch/cuinit.log

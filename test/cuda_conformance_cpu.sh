@@ -5,8 +5,16 @@
 #      and paths) linked with the stand-in instead of a GPU; --quick: the
 #      lengths and layouts that cover the vector, scalar and byte plans (the
 #      count above 2^31 is left to a GPU);
-#   2. a mutation (a wrong thread index in every launch) is caught by
-#      test/cuda_cpu (CI step 47 also runs test/cuda_conformance under it).
+#   2. mutations are caught by test/cuda_cpu: a wrong thread index in every
+#      launch (CI step 47 also runs test/cuda_conformance under it), and three
+#      of the component's own (issue 21), applied by the stand-in at the
+#      component's boundary: sync-legacy (synchronising the legacy default
+#      stream instead of the per-thread one the work went to), no-sync (no
+#      synchronisation in synchronous calls), no-device-scope (the device of
+#      the call never made current);
+#   3. with OPF_CHECK_DEPTH=deep: test/cuda_conformance --quick under
+#      sync-legacy and no-sync, which it must catch too (about 40 s each on 2
+#      cores; it runs on one device, so no-device-scope is cuda_cpu's alone).
 set -u
 top=${top_builddir:-.}
 OPF_MCA_mca_component_path=$top/test/cudastub/.libs
@@ -15,9 +23,23 @@ OPF_MCA_PARAM_FILE_SYSTEM=
 export OPF_MCA_mca_component_path OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
 failures=0
 "$top/test/cuda_conformance_cpu" --quick "$@" || { echo "FAILED: cuda_conformance on the stand-in"; failures=$((failures + 1)); }
-out=$(CUDASTUB_MUTATE=thread-index "$top/test/cuda_cpu" data 2>&1)
-rc=$?
-echo "mutation (wrong thread index), cuda_cpu data: rc $rc, $(echo "$out" | grep -c FAILED) failed checks"
-[ $rc -eq 1 ] || { echo "FAILED: the mutation was not caught by cuda_cpu"; failures=$((failures + 1)); }
+mutation() {   # mutation NAME SECTION...: cuda_cpu under CUDASTUB_MUTATE=NAME must fail
+    m=$1
+    shift
+    out=$(CUDASTUB_MUTATE=$m "$top/test/cuda_cpu" --seed 1 "$@" 2>&1)
+    rc=$?
+    echo "mutation $m, cuda_cpu $*: rc $rc, $(echo "$out" | grep -c FAILED) failed checks"
+    [ $rc -eq 1 ] || { echo "FAILED: the mutation $m was not caught by cuda_cpu"; failures=$((failures + 1)); }
+}
+mutation thread-index data
+for m in sync-legacy no-sync no-device-scope; do mutation $m; done
+if [ "${OPF_CHECK_DEPTH:-quick}" = deep ]; then
+    for m in sync-legacy no-sync; do
+        out=$(CUDASTUB_MUTATE=$m "$top/test/cuda_conformance_cpu" --quick 2>&1)
+        rc=$?
+        echo "mutation $m, cuda_conformance --quick: rc $rc: $(echo "$out" | tail -1)"
+        [ $rc -eq 1 ] || { echo "FAILED: the mutation $m was not caught by cuda_conformance"; failures=$((failures + 1)); }
+    done
+fi
 echo "cuda_conformance_cpu: $failures failed"
 [ $failures -eq 0 ]

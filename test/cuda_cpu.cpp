@@ -16,13 +16,27 @@
 //   5. a failed pointer query does not mean "host";
 //   9. refused stream calls give their own reason, not a stale one;
 // and pinned and managed operands of synchronous calls, both directions.
-// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals (default: all)
+// Issue 21 (section issue21, each case in a child process: the component's
+// first use of a device is part of what it checks):
+//   2. a first stream call from a thread with no context leaves none, and
+//      creates no context on device 0;
+//   3. REPLACE on managed memory from such a thread: the same;
+//   4. a transient failure of the first-use kernel probe fails that call only;
+//   5. failed cuCtxGetCurrent / cuCtxSetCurrent fail the call;
+//   6. an asynchronous failure of the result copy is named as such;
+//   a host pointer query that fails: heap and stack buffers are not asked
+//   about; other host memory is refused with the reason;
+//   a stream of device 1 used from a thread whose device is 0.
+// Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals derived stream0
+// issue21 (default: all)
+#include <cuda.h>
 #include <opframe/cuda.h>
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -485,6 +499,225 @@ void check_derived_on_device()
     cudastub::free(o);
 }
 
+// ---- issue 21 -------------------------------------------------------------------------
+// Runs fn in a child process (the component's per-device state starts
+// fresh there); its failed checks count here.
+void in_child(const char *what, void (*fn)())
+{
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+        failures = 0;
+        fn();
+        std::fflush(stdout);
+        _exit(failures ? 1 : 0);
+    }
+    int status = -1;
+    const bool waited = child > 0 && waitpid(child, &status, 0) == child;
+    check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s (child: wait status %d)", what, status);
+}
+
+// Device memory and a stream of device 1, made by a thread of the application.
+struct OnDevice1 {
+    int *a = nullptr, *o = nullptr;
+    cudaStream_t stream = nullptr;
+    int n;
+    explicit OnDevice1(int count, bool managed = false) : n(count)
+    {
+        std::thread([&] {
+            cudaSetDevice(1);
+            std::vector<int> ones(size_t(n), 1);
+            a = static_cast<int *>(managed ? cudastub::managed_alloc(n * sizeof(int)) : cudastub::device_alloc(n * sizeof(int), 1));
+            o = static_cast<int *>(managed ? cudastub::managed_alloc(n * sizeof(int)) : cudastub::device_alloc(n * sizeof(int), 1));
+            cudastub::copy_to_device(a, ones.data(), n * sizeof(int));
+            cudastub::copy_to_device(o, ones.data(), n * sizeof(int));
+            cudaStreamCreate(&stream);
+        }).join();
+    }
+    int out(int i) const
+    {
+        int v = 0;
+        cudastub::copy_from_device(&v, o + i, sizeof v);
+        return v;
+    }
+};
+
+// 2: the first stream call of a thread with no context.
+void first_stream_call()
+{
+    OnDevice1 d(300);
+    std::thread([&] {
+        current_check = "first stream call from a thread with no context";
+        const int rc = opf_cuda_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM, d.stream);
+        check(rc == OPF_SUCCESS, "a stream call on device 1 (rc %d)", rc);
+        check(cudastub::current_context() == nullptr, "... leaves the thread with no current context (has %s)",
+              cudastub::current_context() == cudastub::primary_context(0) ? "device 0's primary" : "another");
+        check(!cudastub::primary_active(0), "... and creates no context on device 0");
+    }).join();
+    cudaStreamSynchronize(d.stream);
+    check(d.out(0) == 2 && d.out(d.n - 1) == 2, "... and computed once the stream is synchronised (%d)", d.out(0));
+}
+
+// 3: REPLACE / NO_OP on managed memory from a thread with no context.
+void managed_copy()
+{
+    OnDevice1 d(300, true);
+    d.a[0] = 7;
+    std::thread([&] {
+        current_check = "REPLACE on managed memory from a thread with no context";
+        const int rc = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_REPLACE);
+        check(rc == OPF_SUCCESS && d.o[0] == 7, "REPLACE on managed memory (rc %d, [0] = %d)", rc, d.o[0]);
+        check(cudastub::current_context() == nullptr, "... leaves the thread with no current context");
+        const int rc3 = opf_reduce_local3(d.a, d.o, d.o, d.n, OPF_INT, OPF_SUM);
+        check(rc3 == OPF_SUCCESS && d.o[0] == 14, "SUM on managed memory (rc %d, [0] = %d)", rc3, d.o[0]);
+        check(cudastub::current_context() == nullptr, "... leaves the thread with no current context");
+        check(!cudastub::primary_active(0), "... and neither created a context on device 0 (they ran on the "
+              "managed memory's device)");
+    }).join();
+}
+
+// 4: one transient failure of the first-use kernel probe.
+void transient_probe()
+{
+    OnDevice1 d(5000);
+    cudastub::inject(cudastub::kFuncAttributes, 1, cudaErrorMemoryAllocation);
+    current_check = "a transient failure of the kernel probe";
+    const int rc1 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM);
+    const std::string msg1 = opf_last_error();
+    check(rc1 != OPF_SUCCESS && msg1.find("cudaErrorMemoryAllocation") != std::string::npos && d.out(0) == 1,
+          "the call whose kernel probe fails fails, says why, and writes nothing (rc %d, [0] = %d: \"%s\")", rc1,
+          d.out(0), msg1.c_str());
+    const uint64_t launches = cudastub::counters().launches;
+    const int rc2 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM);
+    check(rc2 == OPF_SUCCESS && d.out(0) == 2 && cudastub::counters().launches == launches + 1,
+          "the next call probes again and runs on the device (rc %d, [0] = %d, %llu launches)", rc2, d.out(0),
+          (unsigned long long)(cudastub::counters().launches - launches));
+    check(!std::strstr(opf_last_error(), "kernel"), "... and no failure of a kernel is its reason (\"%s\")",
+          opf_last_error());
+    const int rc3 = opf_cuda_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM, d.stream);
+    cudaStreamSynchronize(d.stream);
+    check(rc3 == OPF_SUCCESS && d.out(0) == 3, "a stream call after it runs (rc %d, [0] = %d: %s)", rc3, d.out(0),
+          rc3 ? opf_last_error() : "");
+}
+
+// A transient failure of the occupancy query: that call guesses, the next asks again.
+void transient_occupancy()
+{
+    OnDevice1 d(5000);
+    const char *occupancy = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
+    cudastub::inject(cudastub::kOccupancy, 1, cudaErrorMemoryAllocation);
+    const int rc4 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_MAX);   // a slot not launched before
+    const uint64_t asked = cudastub::calls(occupancy, "opf_op_cuda");
+    const int rc5 = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_MAX);
+    check(rc4 == OPF_SUCCESS && rc5 == OPF_SUCCESS && cudastub::calls(occupancy, "opf_op_cuda") == asked + 1,
+          "a failed occupancy query is asked again by the next call (rc %d %d, %llu more queries)", rc4, rc5,
+          (unsigned long long)(cudastub::calls(occupancy, "opf_op_cuda") - asked));
+}
+
+// 5: context calls that fail.
+void failing_context_calls()
+{
+    OnDevice1 d(100);
+    void *mine = cudastub::create_context(0);
+    std::thread([&] {
+        cudastub::set_current_context(mine);
+        opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_MAX);   // the component's first call: it knows the driver is up
+        current_check = "cuCtxGetCurrent fails";
+        cudastub::inject(cudastub::kCtxGetCurrent, 1, CUDA_ERROR_INVALID_CONTEXT);
+        int rc = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM);
+        cudastub::clear_faults();
+        check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "cuCtxGetCurrent") && d.out(0) == 1 &&
+                  cudastub::current_context() == mine,
+              "a failed cuCtxGetCurrent fails the call, nothing done, the context unchanged (rc %d, [0] = %d: %s)",
+              rc, d.out(0), opf_last_error());
+        current_check = "cuCtxSetCurrent fails";
+        cudastub::inject(cudastub::kCtxSetCurrent, 1, CUDA_ERROR_INVALID_CONTEXT);
+        rc = opf_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM);
+        cudastub::clear_faults();
+        check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "cuCtxSetCurrent"),
+              "a failed cuCtxSetCurrent restoring the caller's context fails the call (rc %d: %s)", rc,
+              opf_last_error());
+        cudastub::set_current_context(mine);
+        current_check = "cuCtxGetCurrent fails in a stream call";
+        cudastub::inject(cudastub::kCtxGetCurrent, 1, CUDA_ERROR_INVALID_CONTEXT);
+        const uint64_t launches = cudastub::counters().launches;
+        rc = opf_cuda_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM, d.stream);
+        cudastub::clear_faults();
+        check(rc != OPF_SUCCESS && cudastub::counters().launches == launches && cudastub::current_context() == mine,
+              "... and a stream call: fails, nothing enqueued, the context unchanged (rc %d)", rc);
+    }).join();
+}
+
+// 6: an asynchronous failure of the copy of the result.
+void result_copy_fails()
+{
+    OnDevice1 d(5000);
+    int *pinned = static_cast<int *>(cudastub::pinned_alloc(d.n * sizeof(int)));   // the copy to it is asynchronous
+    opf_param_set("op_cuda_staging_min_count", "1");
+    cudastub::inject(cudastub::kCopyRun, 1, cudaErrorLaunchFailure);   // the only copy: device result to host
+    current_check = "the copy of the result fails when it runs";
+    const int rc = opf_reduce_local3(d.a, d.o, pinned, d.n, OPF_INT, OPF_SUM);
+    cudastub::free(pinned);
+    cudastub::clear_faults();
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+    check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "copy of the result"),
+          "an asynchronous failure of the result copy is named as such (rc %d: \"%s\")", rc, opf_last_error());
+}
+
+// Host pointer queries that fail (decided: kept refused, but heap and
+// stack buffers are never asked about).
+void failing_host_queries()
+{
+    OnDevice1 d(64);   // the driver is initialised
+    const int n = 64;
+    std::vector<float> in(n, 1.0f), inout(n, 2.0f);
+    cudastub::inject(cudastub::kHostPointerQuery, 1, 801 /* CUDA_ERROR_NOT_SUPPORTED */, 1000000);
+    current_check = "host pointer queries fail";
+    int rc = opf_reduce_local(in.data(), inout.data(), n, OPF_FLOAT, OPF_SUM);
+    check(rc == OPF_SUCCESS && inout[n - 1] == 3.0f, "heap buffers: a host reduction runs, not asked about (rc %d)", rc);
+    const std::size_t bytes = std::size_t(1) << 21;   // malloc's own mapping, not the heap
+    HostBuf big(bytes);
+    float *b = reinterpret_cast<float *>(big.p);
+    std::fill(b, b + n, 1.0f);
+    rc = opf_reduce_local(in.data(), b, n, OPF_FLOAT, OPF_SUM);
+    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes") && b[0] == 1.0f,
+          "mapped host memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
+    cudastub::clear_faults();
+}
+
+// A stream of device 1 from a thread whose runtime device is 0 (the
+// component makes the stream's device current: without it, the launch fails).
+void stream_of_another_device()
+{
+    OnDevice1 d(100);
+    std::thread([&] {
+        cudaSetDevice(0);
+        current_check = "a stream of device 1 from device 0";
+        const int rc = opf_cuda_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_SUM, d.stream);
+        check(rc == OPF_SUCCESS, "a stream call on device 1's stream from a thread on device 0 (rc %d: %s)", rc,
+              rc ? opf_last_error() : "");
+        const int rc2 = opf_cuda_reduce_local(d.a, d.o, d.n, OPF_INT, OPF_REPLACE, d.stream);
+        check(rc2 == OPF_SUCCESS, "... REPLACE on it (rc %d)", rc2);
+        int dev = -1;
+        cudaGetDevice(&dev);
+        check(dev == 0, "... the thread's device is 0 again (%d)", dev);
+    }).join();
+    cudaStreamSynchronize(d.stream);
+    check(d.out(0) == 1 && d.out(d.n - 1) == 1, "... computed once synchronised (%d)", d.out(0));
+}
+
+void check_issue21()
+{
+    in_child("a first stream call leaves no context", first_stream_call);
+    in_child("managed REPLACE / SUM leave no context", managed_copy);
+    in_child("a transient kernel-probe failure", transient_probe);
+    in_child("a transient occupancy failure", transient_occupancy);
+    in_child("failing context calls", failing_context_calls);
+    in_child("a failing result copy", result_copy_fails);
+    in_child("failing host pointer queries", failing_host_queries);
+    in_child("a stream of another device", stream_of_another_device);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -514,6 +747,7 @@ int main(int argc, char **argv)
         std::printf("FAILED: the stand-in cuda component is not available: %s\n", status);
         return 1;
     }
+    if (want("issue21")) check_issue21();   // first: its children start from a component no call used
     if (want("data")) check_data_bytes(seed);
     if (want("errors")) check_errors();
     if (want("contexts")) check_contexts();

@@ -6,6 +6,9 @@
  *   FAKE_CUDA_VERSION=12040  the driver reports CUDA 12.4 (default 13000)
  *   FAKE_CUDA_INIT=100       cuInit's result (100: CUDA_ERROR_NO_DEVICE, the default)
  *   FAKE_CUDA_LOG=FILE       each cuInit call appends a line "cuInit" to FILE
+ *   FAKE_CUDA_VERSION_RC=N   cuDriverGetVersion's result (default 0: success)
+ * Built a second time with FAKE_WITHOUT_GET_PROC_V2 (libcudafake_nov2): a
+ * driver that lacks cuGetProcAddress_v2.
  * The entry points the component takes before initialising (pointer query,
  * contexts) answer CUDA_ERROR_NOT_INITIALIZED, as a driver nobody initialised
  * does; every other entry point is reported missing.
@@ -26,7 +29,7 @@ FAKE_API int cuDriverGetVersion(int *version)
 {
     if (!version) return 1;
     *version = env_int("FAKE_CUDA_VERSION", 13000);
-    return 0;
+    return env_int("FAKE_CUDA_VERSION_RC", 0);
 }
 
 FAKE_API int cuInit(unsigned int flags)
@@ -53,7 +56,12 @@ static int primary_state(int dev, unsigned *flags, int *active) { return (void)d
 static int primary_retain(void **ctx, int dev) { return (void)ctx, (void)dev, 3; }
 static int primary_release(int dev) { return (void)dev, 3; }
 
-FAKE_API int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned long long flags, int *status)
+#ifdef FAKE_WITHOUT_GET_PROC_V2
+static
+#else
+FAKE_API
+#endif
+int cuGetProcAddress_v2(const char *symbol, void **fn, int version, unsigned long long flags, int *status)
 {
     (void)version, (void)flags;
     *fn = NULL;

@@ -10,6 +10,11 @@
 //      device buffers are recognised (the call runs as a kernel launch), host
 //      ones still run on the host; a new opf_init after that needs nothing;
 //      devices that cannot be set up make device calls fail, never guessed host;
+//   5. (issue 21) driver calls the component makes per host reduction
+//      (every cu* entry point, counted by the stand-in per caller), with the
+//      driver not initialised and initialised: 0 for buffers on the heap and
+//      the stack; buffers in mappings of their own (large mallocs) are
+//      measured and printed;
 //   4. (a child process, a stand-in without devices) host calls unchanged
 //      after the application's cuInit; a stream call fails with OPF_ERR_OP
 //      and "no CUDA device", found then, not at opf_init.
@@ -20,6 +25,7 @@
 #include <opframe/cuda.h>
 #include <opframe/opframe.h>
 
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +71,31 @@ bool host_sums_right(int count)
     std::vector<float> in(size_t(count), 1.5f), inout(size_t(count), 2.0f);
     if (opf_reduce_local(in.data(), inout.data(), count, OPF_FLOAT, OPF_SUM) != OPF_SUCCESS) return false;
     return std::all_of(inout.begin(), inout.end(), [](float v) { return v == 3.5f; });
+}
+
+// Driver calls (cu*) made by the component per host reduction, over 50
+// opf_reduce_local and 50 opf_reduce_local3 calls on buffers on the heap, or
+// in a mapping of their own.
+double driver_calls_per_reduction(bool mapped)
+{
+    const int n = 64;
+    std::vector<float> heap(3 * n, 1.0f);
+    float *buf = heap.data();
+    void *map = nullptr;
+    if (mapped) {
+        map = mmap(nullptr, 3 * n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        buf = static_cast<float *>(map);
+    }
+    const uint64_t before = cudastub::calls("cu", "opf_op_cuda");
+    bool ok = true;
+    for (int i = 0; i < 50; ++i) {
+        ok &= opf_reduce_local(buf, buf + n, n, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS;
+        ok &= opf_reduce_local3(buf, buf + n, buf + 2 * n, n, OPF_FLOAT, OPF_MAX) == OPF_SUCCESS;
+    }
+    const uint64_t made = cudastub::calls("cu", "opf_op_cuda") - before;
+    check(ok, "host reductions on %s buffers", mapped ? "mapped" : "heap");
+    if (map) munmap(map, 3 * n * sizeof(float));
+    return double(made) / 100;
 }
 
 // Nanoseconds per call, median of `samples` batches.
@@ -164,6 +195,15 @@ int main(int argc, char **argv)
     check(c.pointer_queries == 0, "host reductions made %llu pointer queries before the driver was initialised",
           (unsigned long long)c.pointer_queries);
     check(c.driver_inits == 0, "host reductions initialised the driver %llu times", (unsigned long long)c.driver_inits);
+    // 5. Driver calls per host reduction, the driver not initialised.
+    const double uninit_heap = driver_calls_per_reduction(false), uninit_mapped = driver_calls_per_reduction(true);
+    check(uninit_heap == 0, "driver not initialised: %.2f driver calls per host reduction on heap buffers (want 0)",
+          uninit_heap);
+    int on_stack[64] = {};
+    const uint64_t calls_before = cudastub::calls("cu", "opf_op_cuda");
+    check(opf_reduce_local(on_stack, on_stack + 32, 32, OPF_INT, OPF_BOR) == OPF_SUCCESS &&
+              cudastub::calls("cu", "opf_op_cuda") == calls_before,
+          "driver not initialised: a host reduction on stack buffers makes no driver call");
 
     // 3. The application initialises CUDA after opf_init: device memory is
     // recognised from then on.
@@ -184,6 +224,13 @@ int main(int argc, char **argv)
           (unsigned long long)(cudastub::counters().launches - launches));
     check(cudastub::counters().pointer_queries > c.pointer_queries, "device buffers were asked about");
     check(host_sums_right(64), "host SUM FLOAT after the driver was initialised");
+    // 5. Driver calls per host reduction, the driver initialised.
+    const double init_heap = driver_calls_per_reduction(false), init_mapped = driver_calls_per_reduction(true);
+    check(init_heap == 0, "driver initialised: %.2f driver calls per host reduction on heap buffers (want 0)",
+          init_heap);
+    std::printf("cuda_lazy: the component's driver calls per host reduction (opf_reduce_local and _local3 "
+                "alternating): driver not initialised %.2f (heap buffers), %.2f (mapped buffers); initialised "
+                "%.2f (heap), %.2f (mapped)\n", uninit_heap, uninit_mapped, init_heap, init_mapped);
     opf_finalize();
 
     // A new opf_init finds the driver initialised: device memory works at once.

@@ -1,5 +1,6 @@
 // cuda_testdata.h — data and comparison shared by the cuda component's tests
-// (cuda_semantics.cpp on the host, cuda_conformance.cpp on a GPU): random
+// (cuda_semantics.cpp on the host, cuda_conformance.cpp on a GPU or the
+// stand-in; randomness from the conformance engine, test/engine): random
 // elements of every kernel type with adversarial values mixed in (NaN of
 // both signs and kinds, infinities, signed zeros, subnormals, extremes, equal
 // values for the MAX/MIN and MAXLOC/MINLOC tie rules), and the base's rule
@@ -19,35 +20,16 @@
 #include <utility>
 
 #include "base/compare.h"
+#include "test/engine/engine.h"
 #include "base/type_list.h"
 #include "components/cuda/cuda_ops.h"
 
 namespace cuda_test {
 
-// splitmix64: a seed replays the same data.
-class Rng {
-public:
-    explicit Rng(uint64_t seed) : state_(seed) {}
-    uint64_t next()
-    {
-        uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    uint64_t below(uint64_t n) { return next() % n; }
-    bool one_in(uint64_t n) { return below(n) == 0; }
-
-private:
-    uint64_t state_;
-};
-
-inline uint64_t derive_seed(uint64_t seed, uint64_t a, uint64_t b, uint64_t c)
-{
-    Rng r(seed ^ (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ (c * 0x165667b19e3779f9ULL));
-    r.next();
-    return r.next();
-}
+// The conformance engine's seeded randomness (splitmix64, a seed replays the
+// same data) and its per-data-set seeds: one definition (issue 20).
+using engine::Rng;
+using engine::derive_seed;
 
 template <class T> void set(unsigned char *p, T v) { std::memcpy(p, &v, sizeof v); }
 

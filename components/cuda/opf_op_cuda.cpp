@@ -19,7 +19,8 @@
  * memory. The rule for the others:
  *   - the call runs on the "home" device: op_cuda_device if set, else the
  *     device holding the output buffer, else the one holding an input, else
- *     (managed memory only) the calling thread's current device;
+ *     (managed memory only) the calling thread's current device when it has
+ *     a context, else the managed memory's device (home_device);
  *   - device memory of the home device and managed memory are used in place;
  *   - any other operand (host memory, pinned or not, or another device's
  *     memory) is copied into scratch memory on the home device first, and a
@@ -56,7 +57,8 @@
  * driver too old; no device only with op_cuda_lazy_init=false). init_query
  * does not initialise the driver: that happens at the first call that needs
  * it, and host-memory calls before anyone initialised it ask no pointer query
- * (see "the driver" below). Device pointers and streams of the application's
+ * (see "the driver" below); buffers on the heap or the stack cost no driver
+ * call at all (known_host). Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
@@ -99,6 +101,8 @@
 #include <utility>
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include <cuda.h>   // driver API types only: the functions come from cuGetProcAddress
 #include <cuda_runtime_api.h>
@@ -181,7 +185,9 @@ CUcontext primary_context(int dev)
 // ---- devices -----------------------------------------------------------------------
 
 struct Device {
-    std::once_flag once;
+    std::mutex mutex;             // the first use (use_device)
+    bool attributes_read = false;
+    std::atomic<bool> probed{false};   // the kernel probe answered (usable says how)
     bool usable = false;          // kernels load here
     int sm_count = 1;
     bool pageable_access = false; // host pageable memory is device-accessible
@@ -308,12 +314,29 @@ const char *kt_name(int kt)
     return n ? n : "?";
 }
 
-// First use of a device in this process (its context exists by then: the
-// caller has memory or a stream there).
-Device &device_state(int dev)
+// The kernel probe's failures that no retry cures: the build has no kernel
+// image this device can load.
+bool no_kernel_image(cudaError_t e)
+{
+    return e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidKernelImage || e == cudaErrorInvalidPtx ||
+           e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidDeviceFunction;
+}
+
+// The device's state for a call, set up at its first use in this process;
+// the caller has made `dev` current (DeviceScope: nothing here changes the
+// thread's context). The attributes are read once; the kernel probe, where
+// the runtime loads the module lazily, is retried until it answers: a
+// transient failure (out of memory, ...) fails the calling call only, and
+// the next call probes again. A missing kernel image is final: the device's
+// synchronous calls take the host path, its stream calls are refused.
+int use_device(int dev, Device *&out)
 {
     Device &d = devices[dev];
-    std::call_once(d.once, [&] {
+    out = &d;
+    if (d.probed.load(std::memory_order_acquire)) [[likely]] return OPF_SUCCESS;
+    std::lock_guard<std::mutex> lock(d.mutex);
+    if (d.probed.load(std::memory_order_relaxed)) return OPF_SUCCESS;
+    if (!d.attributes_read) {
         int v = 0;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0) d.sm_count = v;
         v = 0;
@@ -322,37 +345,42 @@ Device &device_state(int dev)
         v = 0;
         cudaDeviceGetAttribute(&v, cudaDevAttrCanUseHostPointerForRegisteredMem, dev);
         d.host_pointer_ok = v != 0;
-        cudaFuncAttributes fa;
-        const SlotKernel *probe = opf_cuda::slot_kernel(OPF_OPID_SUM, OPF_KT_INT32);
-        int prev = -1;
-        cudaGetDevice(&prev);
-        if (prev != dev) cudaSetDevice(dev);
-        const cudaError_t e = cudaFuncGetAttributes(&fa, probe->kernel);
-        d.usable = e == cudaSuccess;
-        if (!d.usable) {
+        cudaGetLastError();
+        d.attributes_read = true;
+    }
+    cudaFuncAttributes fa;
+    const cudaError_t e = cudaFuncGetAttributes(&fa, opf_cuda::slot_kernel(OPF_OPID_SUM, OPF_KT_INT32)->kernel);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (!no_kernel_image(e))
+            return failure(cuda_code(e), "device %d: loading the kernels failed: %s (%s); the next call tries again",
+                           dev, cudaGetErrorName(e), cudaGetErrorString(e));
+        if (__atomic_load_n(&verbose, __ATOMIC_RELAXED) > 0)   // not an error of any call: said once
+            opf_component_log(0, "device %d: no usable kernel image (%s: %s; built for %s): its synchronous calls "
+                              "run on the host", dev, cudaGetErrorName(e), cudaGetErrorString(e),
+                              opf_cuda::arch_list());
+        d.probed.store(true, std::memory_order_release);
+        return OPF_SUCCESS;
+    }
+    d.usable = true;
+    int pools = 0;
+    cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
+    if (pools) {
+        cudaMemPoolProps props;
+        std::memset(&props, 0, sizeof props);
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = dev;
+        if (cudaMemPoolCreate(&d.pool, &props) == cudaSuccess) {
+            uint64_t keep = uint64_t(std::max<int64_t>(0, scratch_cache));
+            cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+        } else {
+            d.pool = nullptr;
             cudaGetLastError();
-            failure(OPF_ERR_INTERN, "device %d: no usable kernel image (%s: %s; built for %s): its calls run on the host", dev,
-                        cudaGetErrorName(e), cudaGetErrorString(e), opf_cuda::arch_list());
         }
-        v = 0;
-        cudaDeviceGetAttribute(&v, cudaDevAttrMemoryPoolsSupported, dev);
-        if (d.usable && v) {
-            cudaMemPoolProps props;
-            std::memset(&props, 0, sizeof props);
-            props.allocType = cudaMemAllocationTypePinned;
-            props.location.type = cudaMemLocationTypeDevice;
-            props.location.id = dev;
-            if (cudaMemPoolCreate(&d.pool, &props) == cudaSuccess) {
-                uint64_t keep = uint64_t(std::max<int64_t>(0, scratch_cache));
-                cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &keep);
-            } else {
-                d.pool = nullptr;
-                cudaGetLastError();
-            }
-        }
-        if (prev >= 0 && prev != dev) cudaSetDevice(prev);
-    });
-    return d;
+    }
+    d.probed.store(true, std::memory_order_release);
+    return OPF_SUCCESS;
 }
 
 Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
@@ -362,12 +390,14 @@ Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
     const int64_t cached = d.grid[op][kt].load(std::memory_order_relaxed);
     if (cached && (cached >> 32) == block) return {block, int(cached & 0xffffffff)};
     int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) != cudaSuccess || per_sm < 1) {
+    const bool known = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) == cudaSuccess &&
+                       per_sm >= 1;
+    if (!known) {   // a guess for this call; the next one asks again (the failure may be transient)
         cudaGetLastError();
         per_sm = std::max(1, 2048 / block);
     }
     const int blocks = std::max(1, per_sm * d.sm_count);
-    d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
+    if (known) d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
     return {block, blocks};
 }
 
@@ -409,15 +439,55 @@ bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::
 
 int memory_kind = -1;   // "cuda", registered at init_query
 
+// Host memory known without asking the driver: the brk heap (from where it
+// began at init_query to the current break) and the calling thread's stack.
+// The driver maps device and managed memory elsewhere (mmap), so a buffer
+// there is host memory whatever the driver's state: a host reduction on such
+// buffers costs no driver call (issue 21). Registered (pinned) host memory
+// there is host memory too: the claim hook does not claim it either way.
+uintptr_t heap_start = UINTPTR_MAX;   // set at init_query
+void note_heap_start()
+{
+    heap_start = reinterpret_cast<uintptr_t>(sbrk(0));
+    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {   // the heap may have begun earlier
+        char line[512];
+        while (std::fgets(line, sizeof line, maps))
+            if (std::strstr(line, "[heap]")) heap_start = std::min(heap_start, uintptr_t(std::strtoull(line, nullptr, 16)));
+        std::fclose(maps);
+    }
+}
+bool known_host(const void *p)
+{
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    if (at >= heap_start && at < reinterpret_cast<uintptr_t>(sbrk(0))) return true;
+    struct Range {
+        uintptr_t low = 0, high = 0;
+    };
+    thread_local Range stack;   // one TLS lookup (a dlopened module's TLS is a call)
+    if (!stack.high) [[unlikely]] {
+        pthread_attr_t attr;
+        void *low = nullptr;
+        size_t size = 0;
+        stack.high = 1;   // unknown: never matches
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &low, &size) == 0) stack = {reinterpret_cast<uintptr_t>(low),
+                                                                         reinterpret_cast<uintptr_t>(low) + size};
+            pthread_attr_destroy(&attr);
+        }
+    }
+    return at >= stack.low && at < stack.high;
+}
+
 // Unknown memory is claimed too, so that the call reaches this component and
-// is refused with the reason instead of running the host base on it. Before
-// the driver is initialised (a host-only process), no pointer is asked about.
+// is refused with the reason instead of running the host base on it. Known
+// host memory (known_host) costs no driver call; before the driver is
+// initialised (a host-only process), no pointer is asked about.
 // Device memory is claimed even where the devices could not be set up: the
 // call then fails with the reason (require_devices) instead of crashing in
 // host code.
 int claims(const void *ptr)
 {
-    if (!ptr || !driver_initialised()) return 0;
+    if (!ptr || known_host(ptr) || !driver_initialised()) return 0;
     devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
     const Buf b = classify(ptr);
     return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
@@ -452,24 +522,70 @@ int refuse_unusable(const char *what, const Buf *const bufs[3])
     return OPF_SUCCESS;
 }
 
-// Makes `dev` current (its primary context) for the scope of a call, and
-// restores the caller's context exactly: none, or one of its own.
-struct DeviceScope {
-    CUcontext previous = nullptr;
-    bool ok = true;
-    explicit DeviceScope(int dev)
-    {
-        if (driver.ctx_get_current(&previous) != CUDA_SUCCESS) previous = nullptr;
-        ok = cudaSetDevice(dev) == cudaSuccess;
-    }
+// The calling thread's context for the span of a call: recorded when made,
+// `dev` made current by enter (its primary context), and the caller's
+// restored exactly by leave (or the destructor) — none, or one of its own. A context call that
+// fails fails the call: enter before anything changed, leave with the
+// reason (the thread's context is then what the driver left).
+class DeviceScope {
+public:
+    DeviceScope() : got(driver.ctx_get_current(&previous)), open(got == CUDA_SUCCESS) {}
+    DeviceScope(const DeviceScope &) = delete;
+    DeviceScope &operator=(const DeviceScope &) = delete;
     ~DeviceScope()
     {
-        CUcontext now = nullptr;
-        if (driver.ctx_get_current(&now) != CUDA_SUCCESS || now != previous) driver.ctx_set_current(previous);
+        if (open) leave(OPF_SUCCESS);
     }
+    int enter(int dev)
+    {
+        if (got != CUDA_SUCCESS)
+            return failure(OPF_ERR_INTERN, "cannot read the calling thread's CUDA context (cuCtxGetCurrent: CUresult "
+                           "%d); nothing done", int(got));
+        const cudaError_t e = cudaSetDevice(dev);
+        if (e == cudaSuccess) return OPF_SUCCESS;
+        cudaGetLastError();
+        const int rc = leave(OPF_SUCCESS);
+        return rc ? rc : failure(cuda_code(e), "cannot make device %d current: %s (%s); nothing done", dev,
+                                 cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    // Whether the calling thread had a current context.
+    bool had_context() const { return got == CUDA_SUCCESS && previous; }
+    // Restores the caller's context; returns rc, or the failure to restore it.
+    int leave(int rc)
+    {
+        if (!open) return rc;
+        open = false;
+        CUcontext now = nullptr;
+        if (driver.ctx_get_current(&now) == CUDA_SUCCESS && now == previous) return rc;
+        const CUresult r = driver.ctx_set_current(previous);
+        if (r == CUDA_SUCCESS || rc != OPF_SUCCESS) return rc;
+        return failure(OPF_ERR_INTERN, "the call's work is done, but the calling thread's CUDA context could not be "
+                       "restored (cuCtxSetCurrent: CUresult %d)", int(r));
+    }
+private:
+    CUcontext previous = nullptr;
+    CUresult got = CUDA_SUCCESS;
+    bool open = false;
 };
 
 // ---- synchronous calls ------------------------------------------------------------
+// The device a synchronous call runs on when op_cuda_device does not say:
+// the device of the output's device memory, else an input's; managed memory
+// only: the calling thread's current device when it has a context (the
+// application chose it), else the device the managed memory was allocated
+// on (DEVICE_ORDINAL: its primary context exists already; device 0's might
+// not, and would cost a new context on a thread that had none).
+int home_device(const DeviceScope &scope, const Buf *const bufs[3])
+{
+    for (const int i : {2, 0, 1})
+        if (bufs[i]->where == Where::Device && bufs[i]->device >= 0) return bufs[i]->device;
+    int dev = -1;
+    if (scope.had_context() && cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices) return dev;
+    for (const int i : {2, 0, 1})
+        if (bufs[i]->where == Where::Managed && bufs[i]->device >= 0) return bufs[i]->device;
+    return 0;
+}
+
 cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
 {
     cudaError_t e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, cudaStreamPerThread);
@@ -554,32 +670,16 @@ void scratch_free(Scratch &s, cudaStream_t stream)
 
 constexpr size_t kScratchAlign = 256;
 
-int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
+// A synchronous call on `home`, made current by the caller.
+int run_on(int home, int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
+           const Buf &A, const Buf &B, const Buf &O)
 {
-    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
-    if (n <= 0) return OPF_SUCCESS;
-    if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
-    if (int rc = require_devices()) return rc;
     const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
-    const Buf A = classify(a);
-    const Buf B = b == a ? A : classify(b);
-    const Buf O = o == a ? A : o == b ? B : classify(o);
-    const Buf *const bufs[3] = {&A, &B, &O};
-    char what[64];
-    std::snprintf(what, sizeof what, "%s %s", op_names[op], kt_name(kt));
-    if (int rc = refuse_unusable(what, bufs)) return rc;
-    int home = int(device_param);
-    if (home < 0 || home >= n_devices) {
-        home = O.where == Where::Device && O.device >= 0   ? O.device
-             : A.where == Where::Device && A.device >= 0 ? A.device
-             : B.where == Where::Device && B.device >= 0 ? B.device : -1;
-        if (home < 0 && cudaGetDevice(&home) != cudaSuccess) home = 0;
-    }
-    DeviceScope scope(home);   // copies and kernels go to the home device's per-thread stream
     const bool mixed = on_host(A) || on_host(B) || on_host(O);
-    if (mixed && n < staging_min_count) return host_path(op, kt, *k, a, b, o, n, A, B, O);
-    Device &d = device_state(home);
-    if (!scope.ok || !d.usable) return host_path(op, kt, *k, a, b, o, n, A, B, O);
+    if (mixed && n < staging_min_count) return host_path(op, kt, k, a, b, o, n, A, B, O);
+    Device *d = nullptr;
+    if (int rc = use_device(home, d)) return rc;
+    if (!d->usable) return host_path(op, kt, k, a, b, o, n, A, B, O);
 
     const cudaStream_t stream = cudaStreamPerThread;
     auto resident = [&](const Buf &w) {
@@ -597,8 +697,8 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     for (int i = 0; i < 3; ++i)
         if (alias[i] == i && !resident(*where[i])) ++staged;
     Scratch scratch;
-    if (staged && !scratch_alloc(d, scratch, region * size_t(staged), stream))
-        return host_path(op, kt, *k, a, b, o, n, A, B, O);
+    if (staged && !scratch_alloc(*d, scratch, region * size_t(staged), stream))
+        return host_path(op, kt, k, a, b, o, n, A, B, O);
     void *dev[3] = {};
     cudaError_t e = cudaSuccess;
     for (int i = 0, next = 0; i < 3; ++i) {
@@ -616,10 +716,10 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
         cudaStreamSynchronize(stream);
         scratch_free(scratch, stream);
         cudaStreamSynchronize(stream);
-        return host_path(op, kt, *k, a, b, o, n, A, B, O);
+        return host_path(op, kt, k, a, b, o, n, A, B, O);
     }
     const char *step = "kernel launch";
-    e = k->launch(dev[0], dev[1], dev[2], n, geometry(d, op, kt, *k), stream);
+    e = k.launch(dev[0], dev[1], dev[2], n, geometry(*d, op, kt, k), stream);
     if (e == cudaSuccess && dev[2] != o) {   // data bytes only: the output's padding is not ours
         step = "copy of the result";
         e = copy_data(o, dev[2], n, kt, stream);
@@ -627,7 +727,7 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
     scratch_free(scratch, stream);
     const cudaError_t s = cudaStreamSynchronize(stream);
     if (e == cudaSuccess && s != cudaSuccess) {
-        step = "kernel";
+        step = dev[2] != o ? "kernel or the copy of the result" : "kernel";   // reported by the synchronise
         e = s;
     }
     if (e != cudaSuccess) {
@@ -636,6 +736,26 @@ int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
                        (long long)n, home, step, cudaGetErrorName(e), cudaGetErrorString(e));
     }
     return OPF_SUCCESS;
+}
+
+int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
+{
+    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
+    if (n <= 0) return OPF_SUCCESS;
+    if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
+    if (int rc = require_devices()) return rc;
+    const Buf A = classify(a);
+    const Buf B = b == a ? A : classify(b);
+    const Buf O = o == a ? A : o == b ? B : classify(o);
+    const Buf *const bufs[3] = {&A, &B, &O};
+    char what[64];
+    std::snprintf(what, sizeof what, "%s %s", op_names[op], kt_name(kt));
+    if (int rc = refuse_unusable(what, bufs)) return rc;
+    DeviceScope scope;   // copies and kernels go to the home device's per-thread stream
+    int home = int(device_param);
+    if (home < 0 || home >= n_devices) home = home_device(scope, bufs);
+    if (int rc = scope.enter(home)) return rc;
+    return scope.leave(run_on(home, op, kt, *k, a, b, o, n, A, B, O));
 }
 
 // REPLACE / NO_OP: dst = src, byte for byte.
@@ -652,19 +772,19 @@ int copy_call(int kt, const void *src, void *dst, int64_t n)
         host_copy_data(dst, src, n, kt);
         return OPF_SUCCESS;
     }
-    const int home = D.where == Where::Device && D.device >= 0 ? D.device
-                   : S.where == Where::Device && S.device >= 0 ? S.device : -1;
-    std::unique_ptr<DeviceScope> scope;
-    if (home >= 0) scope = std::make_unique<DeviceScope>(home);
+    DeviceScope scope;   // none stays none
+    const Buf none;
+    const Buf *const bufs[3] = {&S, &none, &D};
+    if (int rc = scope.enter(home_device(scope, bufs))) return rc;
     cudaError_t e = copy_data(dst, src, n, kt, cudaStreamPerThread);
     const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
     if (e == cudaSuccess) e = s;
     if (e != cudaSuccess) {
         cudaGetLastError();
-        return failure(cuda_code(e), "REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)", kt_name(kt),
-                       (long long)n, cudaGetErrorName(e), cudaGetErrorString(e));
+        return scope.leave(failure(cuda_code(e), "REPLACE/NO_OP %s, %lld elements: cudaMemcpy failed: %s (%s)",
+                                   kt_name(kt), (long long)n, cudaGetErrorName(e), cudaGetErrorString(e)));
     }
-    return OPF_SUCCESS;
+    return scope.leave(OPF_SUCCESS);
 }
 
 // ---- stream calls ----------------------------------------------------------------------
@@ -691,6 +811,32 @@ bool accessible(const Buf &w, int dev, const Device &d)
     }
 }
 
+// A stream call on `dev`, made current by the caller.
+int enqueue_kernel(int dev, int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
+                   cudaStream_t stream)
+{
+    Device *d = nullptr;
+    if (int rc = use_device(dev, d)) return rc;
+    if (!d->usable) return opf_component_set_error(OPF_ERR_INTERN, "device %d has no usable kernel image", dev);
+    if (stream_check) {
+        const void *ptrs[3] = {a, b, o};
+        const Buf w[3] = {classify(a), b == a ? Buf{} : classify(b), o == a || o == b ? Buf{} : classify(o)};
+        const Buf *const bufs[3] = {&w[0], &w[1], &w[2]};
+        if (int rc = refuse_unusable("stream call", bufs)) return rc;
+        for (int i = 0; i < 3; ++i)
+            if ((i == 0 || ptrs[i] != a) && (i < 2 || ptrs[i] != b) && !accessible(w[i], dev, *d))
+                return opf_component_set_error(OPF_ERR_BUFFER, "buffer %d is not accessible from device %d (the "
+                                               "stream's); op_cuda_stream_check=false skips this check", i + 1, dev);
+    }
+    const cudaError_t e = k.launch(a, b, o, n, geometry(*d, op, kt, k), stream);
+    if (e == cudaSuccess) return OPF_SUCCESS;
+    cudaGetLastError();
+    return opf_component_set_error(cuda_code(e), "kernel launch failed: %s (%s)", cudaGetErrorName(e),
+                                   cudaGetErrorString(e));
+}
+
+// The caller's context is recorded before anything asks the runtime about
+// the stream (a default stream's device may bind a context), and restored.
 int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
 {
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
@@ -698,27 +844,11 @@ int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n,
     if (n <= 0) return OPF_SUCCESS;
     if (int rc = require_devices()) return rc;
     auto stream = static_cast<cudaStream_t>(stream_ptr);
+    DeviceScope scope;
     int dev = 0;
-    if (int rc = stream_device(stream, dev)) return rc;
-    Device &d = device_state(dev);
-    if (!d.usable) return opf_component_set_error(OPF_ERR_INTERN, "device %d has no usable kernel image", dev);
-    if (stream_check) {
-        const void *ptrs[3] = {a, b, o};
-        const Buf w[3] = {classify(a), b == a ? Buf{} : classify(b), o == a || o == b ? Buf{} : classify(o)};
-        const Buf *const bufs[3] = {&w[0], &w[1], &w[2]};
-        if (int rc = refuse_unusable("stream call", bufs)) return rc;
-        for (int i = 0; i < 3; ++i)
-            if ((i == 0 || ptrs[i] != a) && (i < 2 || ptrs[i] != b) && !accessible(w[i], dev, d))
-                return opf_component_set_error(OPF_ERR_BUFFER, "buffer %d is not accessible from device %d (the "
-                                               "stream's); op_cuda_stream_check=false skips this check", i + 1, dev);
-    }
-    DeviceScope scope(dev);
-    if (!scope.ok) return opf_component_set_error(OPF_ERR_INTERN, "cannot make device %d current", dev);
-    const cudaError_t e = k->launch(a, b, o, n, geometry(d, op, kt, *k), stream);
-    if (e == cudaSuccess) return OPF_SUCCESS;
-    cudaGetLastError();
-    return opf_component_set_error(cuda_code(e), "kernel launch failed: %s (%s)", cudaGetErrorName(e),
-                                   cudaGetErrorString(e));
+    if (int rc = stream_device(stream, dev)) return scope.leave(rc);
+    if (int rc = scope.enter(dev)) return rc;
+    return scope.leave(enqueue_kernel(dev, op, kt, *k, a, b, o, n, stream));
 }
 
 int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
@@ -726,15 +856,15 @@ int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
     if (n <= 0 || src == dst) return OPF_SUCCESS;
     if (int rc = require_devices()) return rc;
     auto stream = static_cast<cudaStream_t>(stream_ptr);
+    DeviceScope scope;
     int dev = 0;
-    if (int rc = stream_device(stream, dev)) return rc;
-    DeviceScope scope(dev);
-    if (!scope.ok) return opf_component_set_error(OPF_ERR_INTERN, "cannot make device %d current", dev);
+    if (int rc = stream_device(stream, dev)) return scope.leave(rc);
+    if (int rc = scope.enter(dev)) return rc;
     const cudaError_t e = copy_data(dst, src, n, kt, stream);
-    if (e == cudaSuccess) return OPF_SUCCESS;
+    if (e == cudaSuccess) return scope.leave(OPF_SUCCESS);
     cudaGetLastError();
-    return opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
-                                   cudaGetErrorString(e));
+    return scope.leave(opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
+                                               cudaGetErrorString(e)));
 }
 
 // ---- one entry point per slot, generated ------------------------------------------------
@@ -843,13 +973,28 @@ int open_driver(char *reason, size_t reason_len)
         get_version = reinterpret_cast<CUresult (*)(int *)>(dlsym(lib, "cuDriverGetVersion"));
         get_proc = reinterpret_cast<GetProcAddress>(dlsym(lib, "cuGetProcAddress_v2"));
     }
+    if (!lib) {
+        const char *why = dlerror();
+        std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded: %s)", why ? why : "?");
+        return 1;
+    }
     int version = 0;
-    if (!get_version || get_version(&version) != CUDA_SUCCESS || version <= 0) {
-        std::snprintf(reason, reason_len, "no CUDA driver (libcuda.so.1 cannot be loaded)");
+    const CUresult got = get_version ? get_version(&version) : CUDA_SUCCESS;
+    if (!get_version || got != CUDA_SUCCESS || version <= 0) {
+        if (!get_version) std::snprintf(reason, reason_len, "the CUDA driver libcuda.so.1 has no cuDriverGetVersion");
+        else if (got != CUDA_SUCCESS)
+            std::snprintf(reason, reason_len, "the CUDA driver libcuda.so.1 does not work: cuDriverGetVersion failed "
+                          "(CUresult %d)", int(got));
+        else std::snprintf(reason, reason_len, "the CUDA driver libcuda.so.1 reports version %d", version);
+        return 1;
+    }
+    if (!get_proc) {
+        std::snprintf(reason, reason_len, "the CUDA driver (CUDA %d.%d) lacks cuGetProcAddress_v2, which this "
+                      "component needs", version / 1000, version % 1000 / 10);
         return 1;
     }
     // Minor version compatibility: a runtime of CUDA X.y runs on a driver of any X.z.
-    if (version / 1000 < CUDART_VERSION / 1000 || !get_proc) {
+    if (version / 1000 < CUDART_VERSION / 1000) {
         std::snprintf(reason, reason_len,
                       "CUDA driver too old: it supports CUDA %d.%d, this component's runtime needs %d.%d",
                       version / 1000, version % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
@@ -948,6 +1093,7 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
                       ", linked statically)";
     devices_text = devices_storage.c_str();
     if (open_driver(reason, reason_len)) return 1;
+    note_heap_start();
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     if (!lazy_init) {   // now: the devices listed, the component disqualified where there is none
         if (devices_ready(true) != OPF_SUCCESS) {

@@ -16,12 +16,25 @@ namespace {
 
 // Calls f with cudaLaunchKernel's argument array (one pointer per argument).
 template <class... A> struct Invoke {
-    template <std::size_t... I> static void call(const void *func, void **args, std::index_sequence<I...>)
+    using Values = std::tuple<std::remove_cvref_t<A>...>;
+    static void call(const void *func, const void *values)
     {
         auto f = reinterpret_cast<void (*)(A...)>(const_cast<void *>(func));
-        f(*static_cast<std::remove_reference_t<A> *>(args[I])...);
+        std::apply(f, *static_cast<const Values *>(values));
     }
-    static void run(const void *func, void **args) { call(func, args, std::index_sequence_for<A...>{}); }
+    template <std::size_t... I> static cudastub::BoundArgs bind(void **args, std::index_sequence<I...>)
+    {
+        auto *v = new Values(*static_cast<std::remove_cvref_t<A> *>(args[I])...);
+        cudastub::BoundArgs b{&call, v, [](void *p) { delete static_cast<Values *>(p); }, {}};
+        int at = 0;
+        auto note = [&](const auto &x) {
+            if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(x)>>)
+                b.pointer[at++] = const_cast<void *>(static_cast<const void *>(x));
+        };
+        std::apply([&](const auto &...x) { (note(x), ...); }, *v);
+        return b;
+    }
+    static cudastub::BoundArgs run(void **args) { return bind(args, std::index_sequence_for<A...>{}); }
     static unsigned pointers()
     {
         unsigned mask = 0, bit = 1;

@@ -9,14 +9,20 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
+#include <string>
+#include <unordered_map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -41,12 +47,17 @@ struct Alloc {
     int device;
     Context *ctx;
 };
+// Work on a stream runs when a synchronisation covers it; it returns its error.
+using Work = std::function<cudaError_t()>;
 struct Stream {
     int device;
-    cudaError_t pending = cudaSuccess;   // reported by the next synchronise
+    bool blocking = true;               // synchronises with the legacy default stream
+    bool legacy = false;
+    cudaError_t pending = cudaSuccess;  // reported by the next synchronise
+    std::deque<Work> queue;
 };
 struct Kernel {
-    Invoker invoke;
+    Binder bind;
     unsigned pointers;
 };
 struct Fault1 {
@@ -58,16 +69,72 @@ struct Fault1 {
 std::recursive_mutex mu;
 int n_devices = 0;
 std::vector<std::unique_ptr<Context>> contexts;   // [0, n_devices): the primary ones
-std::vector<bool> primary_active;
+std::vector<bool> primary_made;
 std::map<uintptr_t, Alloc> allocs;
 std::map<const void *, Kernel> kernels;
-std::vector<std::unique_ptr<Stream>> streams;
-std::vector<Stream> legacy;   // per device: the legacy / per-thread default streams (one model for both)
+// Streams are never destroyed at exit: work still queued holds kernels'
+// argument copies whose code may be unloaded by then.
+std::vector<std::unique_ptr<Stream>> &streams = *new std::vector<std::unique_ptr<Stream>>;
+std::vector<Stream> &legacy = *new std::vector<Stream>;   // per device: the legacy default stream
+// Every thread's per-thread default streams, every device's (kept: work may outlive the thread).
+std::vector<std::unique_ptr<Stream>> &per_thread_streams = *new std::vector<std::unique_ptr<Stream>>;
+thread_local std::map<int, Stream *> per_thread;           // this thread's per-thread default stream per device
+thread_local int runtime_device = 0;                       // cudaSetDevice's, for a thread with no context
 Fault1 faults[kFaultCount];
 Counters count{};
 const void *launch_stream = nullptr;   // as the last launch was given it
 thread_local Context *current = nullptr;
 thread_local cudaError_t last_error = cudaSuccess;
+
+// Calls per (function, caller): the caller is the shared object the call
+// came from (its return address), named once per address.
+std::vector<std::string> caller_names;
+std::unordered_map<const void *, int> caller_of;
+std::map<std::pair<std::string, int>, uint64_t> call_count;
+std::unordered_map<const char *, std::string> function_names;   // __func__ -> the API's name
+
+void note_call(const char *func, const void *ret)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    auto c = caller_of.find(ret);
+    if (c == caller_of.end()) {
+        Dl_info info{};
+        std::string name = dladdr(ret, &info) && info.dli_fname ? info.dli_fname : "?";
+        name = name.substr(name.find_last_of('/') + 1);
+        auto same = std::find(caller_names.begin(), caller_names.end(), name);
+        const int id = int(same - caller_names.begin());
+        if (same == caller_names.end()) caller_names.push_back(name);
+        c = caller_of.emplace(ret, id).first;
+    }
+    auto f = function_names.find(func);
+    if (f == function_names.end()) {
+        std::string name = func;
+        if (name.rfind("stub_", 0) == 0) name = name.substr(5);
+        f = function_names.emplace(func, name).first;
+    }
+    ++call_count[{f->second, c->second}];
+}
+// At the top of every entry point: counted for its caller.
+#define COUNTED() note_call(__func__, __builtin_return_address(0))
+
+// The mutations of the component (cudastub.h), applied to calls from it.
+enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope };
+Mutation mutation()
+{
+    static const Mutation m = [] {
+        const char *e = std::getenv("CUDASTUB_MUTATE");
+        if (!e) return kNoMutation;
+        const std::string v = e;
+        return v == "thread-index" ? kThreadIndex : v == "sync-legacy" ? kSyncLegacy : v == "no-sync" ? kNoSync
+             : v == "no-device-scope" ? kNoDeviceScope : kNoMutation;
+    }();
+    return m;
+}
+bool from_component(const void *ret)
+{
+    Dl_info info{};
+    return dladdr(ret, &info) && info.dli_fname && std::strstr(info.dli_fname, "opf_op_cuda");
+}
 // The driver's rule: every driver call but cuInit, cuDriverGetVersion and
 // cuGetProcAddress answers CUDA_ERROR_NOT_INITIALIZED until cuInit; the
 // runtime calls cuInit on its first call.
@@ -80,9 +147,12 @@ void model()
     const char *env = std::getenv("CUDASTUB_DEVICES");
     n_devices = env ? std::max(0, std::atoi(env)) : 2;
     for (int d = 0; d < n_devices; ++d) contexts.push_back(std::make_unique<Context>(Context{d, true}));
-    primary_active.assign(std::size_t(n_devices), false);
+    primary_made.assign(std::size_t(n_devices), false);
     legacy.resize(std::size_t(n_devices));
-    for (int d = 0; d < n_devices; ++d) legacy[std::size_t(d)].device = d;
+    for (int d = 0; d < n_devices; ++d) {
+        legacy[std::size_t(d)].device = d;
+        legacy[std::size_t(d)].legacy = true;
+    }
 }
 
 void init_driver()
@@ -115,13 +185,13 @@ cudaError_t fail(cudaError_t e)
 }
 
 // The runtime's rule: a call that needs a context and finds none current makes
-// device 0's primary context current (and active).
+// the thread's runtime device's primary context current (and active).
 Context *context()
 {
     setup();
-    if (!current && n_devices) {
-        current = contexts[0].get();
-        primary_active[0] = true;
+    if (!current && runtime_device < n_devices) {
+        current = contexts[std::size_t(runtime_device)].get();
+        primary_made[std::size_t(runtime_device)] = true;
     }
     return current;
 }
@@ -177,7 +247,7 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
     if (dev >= n_devices) return fail(cudaErrorInvalidDevice);
     if (dev != ctx->device) {   // memory of another device: its primary context's
         ctx = contexts[std::size_t(dev)].get();
-        primary_active[std::size_t(dev)] = true;
+        primary_made[std::size_t(dev)] = true;
     }
     allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind, dev,
                                               kind == Kind::Pinned ? nullptr : ctx};
@@ -196,25 +266,83 @@ cudaError_t release(void *p)
     return cudaSuccess;
 }
 
+Stream *per_thread_stream(int device)
+{
+    Stream *&st = per_thread[device];
+    if (!st) {
+        per_thread_streams.push_back(std::make_unique<Stream>());
+        st = per_thread_streams.back().get();
+        st->device = device;
+    }
+    return st;
+}
+
 Stream *stream_of(cudaStream_t s)
 {
     if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) {
         Context *ctx = context();
-        return ctx ? &legacy[std::size_t(ctx->device)] : nullptr;
+        if (!ctx) return nullptr;
+        return s == cudaStreamPerThread ? per_thread_stream(ctx->device) : &legacy[std::size_t(ctx->device)];
     }
     for (auto &st : streams)
         if (st.get() == reinterpret_cast<Stream *>(s)) return st.get();
     return nullptr;
 }
 
-// Work on a stream: an error of the work itself is kept for the synchronise.
-cudaError_t enqueue_result(Stream *st, cudaError_t e)
+// Runs the work queued on st, in order; the first error is kept for the synchronise.
+void run_queue(Stream &st)
 {
-    if (st->pending == cudaSuccess) st->pending = e;
+    while (!st.queue.empty()) {
+        Work w = std::move(st.queue.front());
+        st.queue.pop_front();
+        const cudaError_t e = w();
+        if (st.pending == cudaSuccess) st.pending = e;
+    }
+}
+
+// Every stream of `device` that the legacy default stream synchronises with.
+template <class F> void each_blocking(int device, F f)
+{
+    for (auto &st : per_thread_streams)
+        if (st->device == device) f(*st);
+    for (auto &st : streams)
+        if (st->device == device && st->blocking) f(*st);
+}
+
+// Enqueues work, with CUDA's implicit synchronisation of the legacy stream.
+cudaError_t enqueue(Stream *st, Work w)
+{
+    if (st->legacy) each_blocking(st->device, run_queue);
+    else if (st->blocking) run_queue(legacy[std::size_t(st->device)]);
+    st->queue.push_back(std::move(w));
     return cudaSuccess;
 }
 
-cudaError_t copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s)
+// Waits for st: its queue runs (what it waits for ran when it was enqueued);
+// its first error is returned and cleared. Nothing else: synchronising the
+// legacy stream does not wait for work queued on other streams since.
+cudaError_t synchronize(Stream *st)
+{
+    run_queue(*st);
+    const cudaError_t e = st->pending;
+    st->pending = cudaSuccess;
+    return e;
+}
+
+void drain_all()
+{
+    for (Stream &l : legacy) run_queue(l);
+    for (auto &st : per_thread_streams) run_queue(*st);
+    for (auto &st : streams) run_queue(*st);
+}
+
+// Pageable host memory: not the stand-in's (device, managed or pinned).
+bool pageable(const void *p) { return !find(p); }
+
+// One copy of rows (height 1: a plain copy), checked when enqueued; pageable
+// sources are taken at once, pageable destinations written at once.
+cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_t spitch, std::size_t width,
+                      std::size_t height, cudaStream_t s)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
     Stream *st = stream_of(s);
@@ -222,15 +350,53 @@ cudaError_t copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s)
     ++count.copies;
     int code = 0;
     if (fault(kMemcpy, code)) return fail(cudaError_t(code));
-    if (bytes == 0) return cudaSuccess;
-    // Both ranges must lie inside one allocation each, or be host memory.
-    for (const void *p : {static_cast<const void *>(dst), src}) {
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
+    // Every byte of every row must lie in one allocation, or in host memory.
+    const std::pair<const void *, std::size_t> ends[] = {{dst, dpitch}, {src, spitch}};
+    for (const auto &[p, pitch] : ends) {
         const Alloc *a = find(p);
-        if (a && reinterpret_cast<uintptr_t>(p) + bytes > a->base + a->size) return fail(cudaErrorInvalidValue);
+        if (a && reinterpret_cast<uintptr_t>(p) + (height - 1) * pitch + width > a->base + a->size)
+            return fail(cudaErrorInvalidValue);
     }
-    Open open(dst, src);
-    std::memmove(dst, src, bytes);
-    return cudaSuccess;
+    // Overlapping source and destination: undefined in CUDA, refused here.
+    const auto d0 = reinterpret_cast<uintptr_t>(dst), s0 = reinterpret_cast<uintptr_t>(src);
+    const uintptr_t d1 = d0 + (height - 1) * dpitch + width, s1 = s0 + (height - 1) * spitch + width;
+    if (d0 < s1 && s0 < d1) {
+        for (std::size_t r = 0; r < height; ++r)
+            for (std::size_t q = 0; q < height; ++q)
+                if (d0 + r * dpitch < s0 + q * spitch + width && s0 + q * spitch < d0 + r * dpitch + width)
+                    return fail(cudaErrorInvalidValue);
+    }
+    auto rows = [=](const void *from) {
+        Open open(dst, src);
+        for (std::size_t r = 0; r < height; ++r)
+            std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
+    };
+    if (pageable(dst)) {   // synchronous: the stream's earlier work first
+        run_queue(*st);
+        if (fault(kCopyRun, code)) return fail(cudaError_t(code));
+        rows(src);
+        return cudaSuccess;
+    }
+    std::shared_ptr<std::vector<char>> taken;
+    if (pageable(src)) {   // staged when enqueued: the caller may reuse its buffer at once
+        taken = std::make_shared<std::vector<char>>((height - 1) * spitch + width);
+        std::memcpy(taken->data(), src, taken->size());
+    }
+    return enqueue(st, [=]() -> cudaError_t {
+        int c = 0;
+        if (fault(kCopyRun, c)) return cudaError_t(c);
+        for (const void *p : {static_cast<const void *>(dst), src})
+            if (!pageable(p) && !find(p)) return cudaErrorIllegalAddress;   // freed since
+        rows(taken ? static_cast<const void *>(taken->data()) : src);
+        return cudaSuccess;
+    });
+}
+
+cudaError_t copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s)
+{
+    return copy_rows(dst, bytes, src, bytes, bytes, 1, s);
 }
 
 } // namespace
@@ -255,8 +421,21 @@ void *pinned_alloc(std::size_t bytes)
     return p;
 }
 void free(void *p) { release(p); }
-void copy_to_device(void *dst, const void *src, std::size_t bytes) { copy(dst, src, bytes, cudaStreamLegacy); }
-void copy_from_device(void *dst, const void *src, std::size_t bytes) { copy(dst, src, bytes, cudaStreamLegacy); }
+void copy_to_device(void *dst, const void *src, std::size_t bytes)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    Open open(dst, src);
+    std::memcpy(dst, src, bytes);
+}
+void copy_from_device(void *dst, const void *src, std::size_t bytes) { copy_to_device(dst, src, bytes); }
+void drain()
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    drain_all();
+    for (Stream &l : legacy) l.pending = cudaSuccess;
+    for (auto &st : per_thread_streams) st->pending = cudaSuccess;
+    for (auto &st : streams) st->pending = cudaSuccess;
+}
 bool claims(const void *p)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
@@ -289,6 +468,12 @@ void *create_context(int device)
     return contexts.back().get();
 }
 void *current_context() { return current; }
+bool primary_active(int device)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    model();
+    return device >= 0 && device < n_devices && primary_made[std::size_t(device)];
+}
 void set_current_context(void *ctx) { current = static_cast<Context *>(ctx); }
 void inject(Fault kind, int after, int code, int times)
 {
@@ -305,15 +490,34 @@ Counters counters()
     std::lock_guard<std::recursive_mutex> lock(mu);
     return count;
 }
+uint64_t calls(const char *function, const char *caller)
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    uint64_t n = 0;
+    for (const auto &[key, c] : call_count) {
+        const std::string &f = key.first;
+        const bool fn = !function || (std::strcmp(function, "cu") == 0 ? f.rfind("cu", 0) == 0 && f.rfind("cuda", 0) != 0
+                                                                        : f == function);
+        if (fn && (!caller || caller_names[std::size_t(key.second)].find(caller) != std::string::npos)) n += c;
+    }
+    return n;
+}
+void print_calls()
+{
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    for (const auto &[key, c] : call_count)
+        std::printf("  %-40s %-24s %llu\n", key.first.c_str(), caller_names[std::size_t(key.second)].c_str(),
+                    (unsigned long long)c);
+}
 const void *last_launch_stream()
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
     return launch_stream;
 }
-void register_kernel(const void *func, Invoker invoke, unsigned pointer_args)
+void register_kernel(const void *func, Binder bind, unsigned pointer_args)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    kernels[func] = {invoke, pointer_args};
+    kernels[func] = {bind, pointer_args};
 }
 
 } // namespace cudastub
@@ -325,12 +529,14 @@ namespace {
 
 CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr ptr)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     ++count.pointer_queries;
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     int code = 0;
     if (fault(kPointerQuery, code)) return CUresult(code);
     const Alloc *a = find(reinterpret_cast<const void *>(uintptr_t(ptr)));
+    if (!a && fault(kHostPointerQuery, code)) return CUresult(code);
     for (unsigned i = 0; i < n; ++i) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
@@ -354,38 +560,51 @@ CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
 }
 CUresult CUDAAPI stub_cuCtxGetCurrent(CUcontext *ctx)
 {
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     if (!ctx) return CUDA_ERROR_INVALID_VALUE;
+    int code = 0;
+    if (fault(kCtxGetCurrent, code)) return CUresult(code);
     *ctx = reinterpret_cast<CUcontext>(current);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuCtxSetCurrent(CUcontext ctx)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    int code = 0;
+    if (fault(kCtxSetCurrent, code)) return CUresult(code);
     current = reinterpret_cast<Context *>(ctx);
-    if (current && current->primary) primary_active[std::size_t(current->device)] = true;
+    if (current && current->primary) primary_made[std::size_t(current->device)] = true;
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     model();
     if (!ctx || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
-    primary_active[std::size_t(dev)] = true;
+    primary_made[std::size_t(dev)] = true;
     *ctx = reinterpret_cast<CUcontext>(contexts[std::size_t(dev)].get());
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
+CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice)
+{
+    COUNTED();
+    return CUDA_SUCCESS;
+}
 CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     model();
     if (!flags || !active || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_VALUE;
     *flags = 0;
-    *active = primary_active[std::size_t(dev)];
+    *active = primary_made[std::size_t(dev)];
     return CUDA_SUCCESS;
 }
 
@@ -396,11 +615,16 @@ extern "C" {
 
 cudaError_t CUDARTAPI cudaGetLastError(void)
 {
+    COUNTED();
     const cudaError_t e = last_error;
     last_error = cudaSuccess;
     return e;
 }
-cudaError_t CUDARTAPI cudaPeekAtLastError(void) { return last_error; }
+cudaError_t CUDARTAPI cudaPeekAtLastError(void)
+{
+    COUNTED();
+    return last_error;
+}
 const char *CUDARTAPI cudaGetErrorName(cudaError_t e)
 {
     switch (e) {
@@ -425,15 +649,21 @@ const char *CUDARTAPI cudaGetErrorString(cudaError_t e)
 
 cudaError_t CUDARTAPI cudaDriverGetVersion(int *v)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();   // as CUDA 13's runtime does: its first call, whichever, calls cuInit
     if (!v) return fail(cudaErrorInvalidValue);
     *v = CUDART_VERSION;
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *v) { return cudaDriverGetVersion(v); }
+cudaError_t CUDARTAPI cudaRuntimeGetVersion(int *v)
+{
+    COUNTED();
+    return cudaDriverGetVersion(v);
+}
 cudaError_t CUDARTAPI cudaGetDeviceCount(int *n)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();
     if (!n) return fail(cudaErrorInvalidValue);
@@ -442,24 +672,29 @@ cudaError_t CUDARTAPI cudaGetDeviceCount(int *n)
 }
 cudaError_t CUDARTAPI cudaGetDevice(int *dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();
     if (!dev) return fail(cudaErrorInvalidValue);
-    *dev = current ? current->device : 0;   // the runtime's answer with no context current: device 0
+    *dev = current ? current->device : runtime_device;   // no context current: the thread's device, none bound
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaSetDevice(int dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();
     if (dev < 0 || dev >= n_devices) return fail(cudaErrorInvalidDevice);
+    if (mutation() == kNoDeviceScope && from_component(__builtin_return_address(0))) return cudaSuccess;
     ++count.set_device;
+    runtime_device = dev;
     current = contexts[std::size_t(dev)].get();   // the primary context, made current (and active)
-    primary_active[std::size_t(dev)] = true;
+    primary_made[std::size_t(dev)] = true;
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();
     if (!v || dev < 0 || dev >= n_devices) return fail(cudaErrorInvalidDevice);
@@ -475,6 +710,7 @@ cudaError_t CUDARTAPI cudaDeviceGetAttribute(int *v, cudaDeviceAttr attr, int de
 }
 cudaError_t CUDARTAPI cudaGetDeviceProperties(cudaDeviceProp *prop, int dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     setup();
     if (!prop || dev < 0 || dev >= n_devices) return fail(cudaErrorInvalidDevice);
@@ -488,49 +724,71 @@ cudaError_t CUDARTAPI cudaGetDeviceProperties(cudaDeviceProp *prop, int dev)
 }
 cudaError_t CUDARTAPI cudaMemGetInfo(std::size_t *free_bytes, std::size_t *total)
 {
+    COUNTED();
     if (free_bytes) *free_bytes = std::size_t(1) << 33;
     if (total) *total = std::size_t(1) << 34;
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaDeviceSynchronize(void)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     Context *ctx = context();
     if (!ctx) return fail(cudaErrorNoDevice);
-    cudaError_t e = cudaSuccess;
-    for (Stream &s : legacy) {
-        if (e == cudaSuccess) e = s.pending;
-        s.pending = cudaSuccess;
-    }
-    for (auto &s : streams) {
-        if (e == cudaSuccess) e = s->pending;
-        s->pending = cudaSuccess;
-    }
+    cudaError_t e = synchronize(&legacy[std::size_t(ctx->device)]);
+    auto all = [&](Stream &st) {
+        const cudaError_t s = synchronize(&st);
+        if (e == cudaSuccess) e = s;
+    };
+    for (auto &st : per_thread_streams)
+        if (st->device == ctx->device) all(*st);
+    for (auto &st : streams)
+        if (st->device == ctx->device) all(*st);
     return fail(e);
 }
 
-cudaError_t CUDARTAPI cudaMalloc(void **p, std::size_t bytes) { return allocate(p, bytes, Kind::Device, -1); }
+cudaError_t CUDARTAPI cudaMalloc(void **p, std::size_t bytes)
+{
+    COUNTED();
+    return allocate(p, bytes, Kind::Device, -1);
+}
 cudaError_t CUDARTAPI cudaMallocManaged(void **p, std::size_t bytes, unsigned int)
 {
+    COUNTED();
     return allocate(p, bytes, Kind::Managed, -1);
 }
-cudaError_t CUDARTAPI cudaMallocHost(void **p, std::size_t bytes) { return allocate(p, bytes, Kind::Pinned, -1); }
-cudaError_t CUDARTAPI cudaFree(void *p) { return release(p); }
-cudaError_t CUDARTAPI cudaFreeHost(void *p) { return release(p); }
+cudaError_t CUDARTAPI cudaMallocHost(void **p, std::size_t bytes)
+{
+    COUNTED();
+    return allocate(p, bytes, Kind::Pinned, -1);
+}
+cudaError_t CUDARTAPI cudaFree(void *p)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    drain_all();   // cudaFree waits for the work that may use the memory
+    return release(p);
+}
+cudaError_t CUDARTAPI cudaFreeHost(void *p)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    drain_all();
+    return release(p);
+}
 
 cudaError_t CUDARTAPI cudaMemcpy(void *dst, const void *src, std::size_t bytes, cudaMemcpyKind)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     const cudaError_t e = copy(dst, src, bytes, cudaStreamLegacy);
     if (e != cudaSuccess) return e;
-    Stream *st = stream_of(cudaStreamLegacy);
-    const cudaError_t p = st->pending;
-    st->pending = cudaSuccess;
-    return fail(p);
+    return fail(synchronize(stream_of(cudaStreamLegacy)));
 }
 cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, std::size_t bytes, cudaMemcpyKind,
                                       cudaStream_t s)
 {
+    COUNTED();
     return copy(dst, src, bytes, s);
 }
 // Rows of `width` bytes, `pitch` apart: every byte of every row must lie in
@@ -538,27 +796,12 @@ cudaError_t CUDARTAPI cudaMemcpyAsync(void *dst, const void *src, std::size_t by
 cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, std::size_t dpitch, const void *src, std::size_t spitch,
                                         std::size_t width, std::size_t height, cudaMemcpyKind, cudaStream_t s)
 {
-    std::lock_guard<std::recursive_mutex> lock(mu);
-    Stream *st = stream_of(s);
-    if (!st) return fail(cudaErrorInvalidResourceHandle);
-    ++count.copies;
-    int code = 0;
-    if (fault(kMemcpy, code)) return fail(cudaError_t(code));
-    if (width == 0 || height == 0) return cudaSuccess;
-    if (width > dpitch || width > spitch) return fail(cudaErrorInvalidPitchValue);
-    const std::pair<const void *, std::size_t> ends[] = {{dst, dpitch}, {src, spitch}};
-    for (const auto &[p, pitch] : ends) {
-        const Alloc *a = find(p);
-        if (a && reinterpret_cast<uintptr_t>(p) + (height - 1) * pitch + width > a->base + a->size)
-            return fail(cudaErrorInvalidValue);
-    }
-    Open open(dst, src);
-    for (std::size_t r = 0; r < height; ++r)
-        std::memmove(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(src) + r * spitch, width);
-    return cudaSuccess;
+    COUNTED();
+    return copy_rows(dst, dpitch, src, spitch, width, height, s);
 }
 cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     const Alloc *a = find(dst);
     if (!a || reinterpret_cast<uintptr_t>(dst) + bytes > a->base + a->size) return fail(cudaErrorInvalidValue);
@@ -567,22 +810,26 @@ cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
     return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int)
+cudaError_t CUDARTAPI cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     Context *ctx = context();
     if (!s || !ctx) return fail(cudaErrorInvalidValue);
     streams.push_back(std::make_unique<Stream>());
     streams.back()->device = ctx->device;
+    streams.back()->blocking = !(flags & cudaStreamNonBlocking);
     *s = reinterpret_cast<cudaStream_t>(streams.back().get());
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
 cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t s)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     for (auto it = streams.begin(); it != streams.end(); ++it)
         if (it->get() == reinterpret_cast<Stream *>(s)) {
+            run_queue(**it);   // its work still completes
             streams.erase(it);
             return cudaSuccess;
         }
@@ -590,7 +837,13 @@ cudaError_t CUDARTAPI cudaStreamDestroy(cudaStream_t s)
 }
 cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t s, int *dev)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
+    setup();
+    if (!current && dev && (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread)) {
+        *dev = runtime_device;   // a default stream: the thread's device; no context bound
+        return cudaSuccess;
+    }
     Stream *st = stream_of(s);
     if (!st || !dev) return fail(cudaErrorInvalidResourceHandle);
     *dev = st->device;
@@ -598,18 +851,24 @@ cudaError_t CUDARTAPI cudaStreamGetDevice(cudaStream_t s, int *dev)
 }
 cudaError_t CUDARTAPI cudaStreamSynchronize(cudaStream_t s)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
+    if (mutation() == kNoSync || mutation() == kSyncLegacy) {
+        if (from_component(__builtin_return_address(0))) {
+            if (mutation() == kNoSync) return cudaSuccess;
+            if (s == cudaStreamPerThread) s = cudaStreamLegacy;
+        }
+    }
     Stream *st = stream_of(s);
     if (!st) return fail(cudaErrorInvalidResourceHandle);
     int code = 0;
     if (fault(kSync, code)) return fail(cudaError_t(code));
-    const cudaError_t e = st->pending;
-    st->pending = cudaSuccess;
-    return fail(e);
+    return fail(synchronize(st));
 }
 
 cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolProps *props)
 {
+    COUNTED();
     if (!pool || !props) return fail(cudaErrorInvalidValue);
     // The driver owns a pool until cudaMemPoolDestroy, as the stand-in's
     // registry does (a pool kept for the process's life is no leak).
@@ -620,21 +879,42 @@ cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolPr
     *pool = reinterpret_cast<cudaMemPool_t>(pools.back().get());
     return cudaSuccess;
 }
-cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *) { return cudaSuccess; }
+cudaError_t CUDARTAPI cudaMemPoolSetAttribute(cudaMemPool_t, cudaMemPoolAttr, void *)
+{
+    COUNTED();
+    return cudaSuccess;
+}
 cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t pool)
 {
+    COUNTED();
     if (!pool) return fail(cudaErrorInvalidValue);
     return cudaSuccess;   // the registry keeps its entry (ids are never reused)
 }
 cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t)
 {
+    COUNTED();
     return allocate(p, bytes, Kind::Device, *reinterpret_cast<int *>(pool));
 }
-cudaError_t CUDARTAPI cudaFreeAsync(void *p, cudaStream_t) { return release(p); }
+cudaError_t CUDARTAPI cudaFreeAsync(void *p, cudaStream_t s)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    Stream *st = stream_of(s);
+    if (!st) return fail(cudaErrorInvalidResourceHandle);
+    if (!p) return cudaSuccess;
+    if (!find(p)) return fail(cudaErrorInvalidValue);
+    return enqueue(st, [p] { return release(p); });   // freed when the stream's earlier work is done
+}
 
+// The first use of a kernel loads the module into the current context (the
+// runtime device's primary one when there is none): it may fail (kFuncAttributes).
 cudaError_t CUDARTAPI cudaFuncGetAttributes(cudaFuncAttributes *attr, const void *func)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!context()) return fail(cudaErrorNoDevice);
+    int code = 0;
+    if (fault(kFuncAttributes, code)) return fail(cudaError_t(code));
     if (!attr || !kernels.count(func)) return fail(cudaErrorInvalidDeviceFunction);
     std::memset(attr, 0, sizeof *attr);
     attr->maxThreadsPerBlock = 1024;
@@ -643,7 +923,11 @@ cudaError_t CUDARTAPI cudaFuncGetAttributes(cudaFuncAttributes *attr, const void
 cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, const void *func, int block,
                                                                     std::size_t)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!context()) return fail(cudaErrorNoDevice);
+    int code = 0;
+    if (fault(kOccupancy, code)) return fail(cudaError_t(code));
     if (!blocks || !kernels.count(func) || block <= 0) return fail(cudaErrorInvalidValue);
     *blocks = std::max(1, 2048 / block);
     return cudaSuccess;
@@ -652,9 +936,12 @@ cudaError_t CUDARTAPI cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks,
 cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args, std::size_t shared,
                                        cudaStream_t s)
 {
+    COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
+    Context *ctx = context();
     Stream *st = stream_of(s);
-    if (!st) return fail(cudaErrorInvalidResourceHandle);
+    if (!st || !ctx) return fail(cudaErrorInvalidResourceHandle);
+    if (st->device != ctx->device) return fail(cudaErrorInvalidResourceHandle);   // another device's stream
     auto k = kernels.find(func);
     if (k == kernels.end()) return fail(cudaErrorInvalidDeviceFunction);
     const uint64_t threads_per_block = uint64_t(block.x) * block.y * block.z;
@@ -665,46 +952,52 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     if (fault(kLaunch, code)) return fail(cudaError_t(code));
     ++count.launches;
     launch_stream = s;
-    // Every pointer argument must be memory the launch device reaches: its own
-    // device memory, managed memory, or pinned host memory (mapped).
-    for (unsigned i = 0; i < 32; ++i) {
-        if (!(k->second.pointers >> i & 1)) continue;
-        const void *p = *static_cast<void *const *>(args[i]);
-        const Alloc *a = find(p);
-        if (!a || (a->kind == Kind::Device && a->device != st->device)) return enqueue_result(st, cudaErrorIllegalAddress);
-    }
-    // CUDASTUB_MUTATE=thread-index: every thread sees threadIdx.x + 1, the
-    // mutation the tests must catch (element 0 of each block is never computed).
-    static const unsigned mutate_thread_index = [] {
-        const char *m = std::getenv("CUDASTUB_MUTATE");
-        return m && std::strcmp(m, "thread-index") == 0 ? 1u : 0u;
-    }();
-    Open open(st->device);
-    gridDim = grid;
-    blockDim = block;
-    for (unsigned bz = 0; bz < grid.z; ++bz)
-        for (unsigned by = 0; by < grid.y; ++by)
-            for (unsigned bx = 0; bx < grid.x; ++bx)
-                for (unsigned tz = 0; tz < block.z; ++tz)
-                    for (unsigned ty = 0; ty < block.y; ++ty)
-                        for (unsigned tx = 0; tx < block.x; ++tx) {
-                            blockIdx = {bx, by, bz};
-                            threadIdx = {tx + mutate_thread_index, ty, tz};
-                            k->second.invoke(func, args);
-                        }
-    count.threads += uint64_t(grid.x) * grid.y * grid.z * threads_per_block;
-    return cudaSuccess;
+    auto bound = std::shared_ptr<BoundArgs>(new BoundArgs(k->second.bind(args)), [](BoundArgs *b) {
+        b->release(b->values);
+        delete b;
+    });
+    const int device = st->device;
+    const int n_pointers = __builtin_popcount(k->second.pointers);
+    return enqueue(st, [=]() -> cudaError_t {
+        // Every pointer argument must be memory the launch device reaches, now
+        // that the kernel runs: its own device memory, managed memory, or
+        // pinned host memory (mapped).
+        for (int i = 0; i < n_pointers; ++i) {
+            const Alloc *a = find(bound->pointer[i]);
+            if (!a || (a->kind == Kind::Device && a->device != device)) return cudaErrorIllegalAddress;
+        }
+        // CUDASTUB_MUTATE=thread-index: every thread sees threadIdx.x + 1
+        // (element 0 of each block is never computed).
+        const unsigned shift = mutation() == kThreadIndex ? 1u : 0u;
+        Open open(device);
+        gridDim = grid;
+        blockDim = block;
+        for (unsigned bz = 0; bz < grid.z; ++bz)
+            for (unsigned by = 0; by < grid.y; ++by)
+                for (unsigned bx = 0; bx < grid.x; ++bx)
+                    for (unsigned tz = 0; tz < block.z; ++tz)
+                        for (unsigned ty = 0; ty < block.y; ++ty)
+                            for (unsigned tx = 0; tx < block.x; ++tx) {
+                                blockIdx = {bx, by, bz};
+                                threadIdx = {tx + shift, ty, tz};
+                                bound->call(func, bound->values);
+                            }
+        count.threads += uint64_t(grid.x) * grid.y * grid.z * threads_per_block;
+        return cudaSuccess;
+    });
 }
 
 // ---- the driver library's own exports (libcuda.so.1 is a link to this library) ----------
 CUresult CUDAAPI cuInit(unsigned int flags)
 {
+    COUNTED();
     if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
     init_driver();
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDriverGetVersion(int *v)
 {
+    COUNTED();
     if (!v) return CUDA_ERROR_INVALID_VALUE;
     *v = CUDART_VERSION;
     return CUDA_SUCCESS;
@@ -712,6 +1005,7 @@ CUresult CUDAAPI cuDriverGetVersion(int *v)
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **fn, int, cuuint64_t,
                                   CUdriverProcAddressQueryResult *status)
 {
+    COUNTED();
     struct Entry {
         const char *name;
         void *fn;

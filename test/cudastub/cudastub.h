@@ -16,15 +16,37 @@
 //     operations, so host code that touches it crashes as on a real system;
 //     managed memory is readable everywhere; pinned host memory is host memory
 //     the pointer query reports as CU_MEMORYTYPE_HOST;
-//   - streams run their work at once, in order (a synchronise returns the
-//     first error of the work enqueued since the last one);
-//   - cudaLaunchKernel runs the grid serially on the calling thread, after
-//     checking the launch limits and that every pointer argument is reachable
-//     from the launch device (else cudaErrorIllegalAddress, as a GPU would
-//     report at the next synchronise);
+//   - asynchrony (issue 21): stream work (launches, copies, cudaFreeAsync) is
+//     deferred until a synchronisation that covers it: cudaStreamSynchronize
+//     of its stream, cudaDeviceSynchronize, a synchronous cudaMemcpy /
+//     cudaFree. Copies from pageable host memory take the source when
+//     enqueued; copies to pageable host memory are synchronous (CUDA's "API
+//     synchronization behavior"). A synchronise returns the first error of
+//     the work it ran;
+//   - the legacy default stream and each thread's per-thread default stream
+//     are distinct streams: work enqueued on the legacy stream first lets
+//     every blocking stream of its device finish, work enqueued on a blocking
+//     stream first lets the legacy stream finish (the implicit
+//     synchronisation); streams made with cudaStreamNonBlocking do neither;
+//   - the thread's runtime device (cudaSetDevice) is the device a thread
+//     without a current context binds when a runtime call needs a context;
+//     cudaGetDevice and cudaStreamGetDevice of a stream handle bind nothing;
+//   - cudaLaunchKernel checks the launch limits, that the stream belongs to
+//     the current device (another device's stream:
+//     cudaErrorInvalidResourceHandle), and when the work runs, that every
+//     pointer argument is reachable from the launch device (else
+//     cudaErrorIllegalAddress at the next synchronise); the grid runs
+//     serially, when its stream is synchronised;
+//   - cudaMemcpy2DAsync refuses overlapping source and destination rows;
 //   - faults on demand: the next N-th call of a kind fails with a given code;
-//   - CUDASTUB_MUTATE=thread-index: a wrong thread index in every launch (a
-//     mutation the tests must catch).
+//   - every runtime and driver call is counted per function and per caller
+//     (the shared object the call came from: the component, the test);
+//   - CUDASTUB_MUTATE: mutations the tests must catch — thread-index (a wrong
+//     thread index in every launch), and three of the component, applied at
+//     its boundary (calls whose caller is an opf_op_cuda module):
+//     sync-legacy (its cudaStreamSynchronize(cudaStreamPerThread) waits for
+//     the legacy stream instead), no-sync (its cudaStreamSynchronize returns
+//     at once), no-device-scope (its cudaSetDevice does nothing).
 //
 // This header is the C++ interface a test (or a conformance-engine backend)
 // uses to drive it; it needs no CUDA header.
@@ -40,8 +62,13 @@ void *device_alloc(std::size_t bytes, int device = -1);
 void *managed_alloc(std::size_t bytes);
 void *pinned_alloc(std::size_t bytes);   // host memory the driver knows
 void free(void *p);
+// The test's view of memory now: no stream, no synchronisation (work still
+// queued has not happened yet, as on a GPU seen through another engine).
 void copy_to_device(void *dst, const void *src, std::size_t bytes);
 void copy_from_device(void *dst, const void *src, std::size_t bytes);
+// Runs all queued work of every stream (a test's cudaDeviceSynchronize of
+// every device, counted for nobody).
+void drain();
 // Whether p lies in memory the stand-in gave out (device, managed or pinned).
 bool claims(const void *p);
 bool is_device(const void *p);   // device or managed memory
@@ -53,12 +80,19 @@ int device_count();
 void *primary_context(int device);
 void *create_context(int device);
 void *current_context();
+bool primary_active(int device);   // whether the device's primary context exists (was ever made)
 void set_current_context(void *ctx);
 
 // Faults: from the `after`-th next call (1: the next one) of `kind`, `times`
 // calls fail with the CUDA error `code` (a cudaError_t, or a CUresult for the
 // pointer query); after 0 clears it.
-enum Fault { kLaunch, kMalloc, kMemcpy, kPointerQuery, kSync, kFaultCount };
+// kPointerQuery fails every pointer query, kHostPointerQuery only queries on
+// memory the stand-in did not give out; kCopyRun fails a copy when it runs
+// (reported at the synchronise), kMemcpy when it is enqueued.
+enum Fault {
+    kLaunch, kMalloc, kMemcpy, kPointerQuery, kSync, kFuncAttributes, kOccupancy, kCtxGetCurrent, kCtxSetCurrent,
+    kHostPointerQuery, kCopyRun, kFaultCount
+};
 void inject(Fault kind, int after, int code, int times = 1);
 void clear_faults();
 
@@ -69,13 +103,28 @@ struct Counters {
     uint64_t launches, threads, copies, pointer_queries, set_device, driver_inits;
 };
 Counters counters();
+// Calls of `function` (nullptr: every function; "cu": the driver's, every
+// cu* that is not cuda*) made from a shared object whose path contains
+// `caller` (nullptr: any caller), since the start.
+uint64_t calls(const char *function, const char *caller);
+// Prints the calls per function and caller to stdout.
+void print_calls();
 // The stream handle the last kernel launch was given, as given (nullptr: 0).
 const void *last_launch_stream();
 
 // For the kernels compiled as C++ (kernel_shim.h): how to call a __global__
 // function of one signature from cudaLaunchKernel's argument array, and which
 // arguments are pointers (bit i: argument i) to check for reachability.
-using Invoker = void (*)(const void *func, void **args);
-void register_kernel(const void *func, Invoker invoke, unsigned pointer_args);
+// The binder copies the argument values (a launch runs later, when its
+// stream is synchronised) and returns the call to make per grid thread.
+using Bound = void (*)(const void *func, const void *values);
+struct BoundArgs {
+    Bound call;
+    void *values;                  // owned: freed with release
+    void (*release)(void *values);
+    void *pointer[8];              // the pointer arguments' values, in order
+};
+using Binder = BoundArgs (*)(void **args);
+void register_kernel(const void *func, Binder bind, unsigned pointer_args);
 
 } // namespace cudastub
