@@ -25,7 +25,17 @@ top_builddir=$(cd "$top_builddir" && pwd)
 MPICC=${OPF_MPICC:-mpicc}
 MPIRUN=${OPF_MPIRUN:-mpirun}
 OMPI_INFO=${OPF_OMPI_INFO:-ompi_info}
-NPS=${OPF_TEST_NP:-"2 4"}
+# The quick form (make check) runs every case at 2 ranks; the deep form
+# (OPF_CHECK_DEPTH=deep, CI) at 2 and 4 ranks and the valgrind run.
+# The quick form (make check) runs the full (op, type) matrix through the
+# bridge at 2 ranks and every other case (stock kernels, broken installs,
+# parameters) on the program's --quick subset; the deep form
+# (OPF_CHECK_DEPTH=deep, CI) runs every case in full at 2 and 4 ranks, and
+# the valgrind run.
+case ${OPF_CHECK_DEPTH:-quick} in
+deep | slow) NPS=${OPF_TEST_NP:-"2 4"} subset="" ;;
+*) NPS=${OPF_TEST_NP:-2} subset=--quick OPF_TEST_VALGRIND=${OPF_TEST_VALGRIND:-0} ;;
+esac
 
 for tool in "$MPICC" "$MPIRUN" "$OMPI_INFO"; do
     command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not found"; exit 77; }
@@ -91,8 +101,11 @@ OSC="--mca osc_rdma_acc_use_amo 0"
 # itself when oversubscribed, and 4 busy-polling ranks on 2 cores crawl.
 OSC="$OSC --mca mpi_yield_when_idle 1"
 
-# run NAME NP EXPECT [mpirun options...] -- [test options...]
-run() {
+# run NAME NP EXPECT [mpirun options...] -- [test options...]: the program on
+# the depth's subset; run_full: on every (op, type) pair at any depth.
+run() { full=$subset run_case "$@"; }
+run_full() { full="" run_case "$@"; }
+run_case() {
     name=$1 np=$2 expect=$3
     shift 3
     mopts=""
@@ -102,7 +115,7 @@ run() {
     # shellcheck disable=SC2086
     HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
         timeout 600 "$MPIRUN" --oversubscribe -np "$np" -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC $mopts \
-        "$prog" --expect "$expect" "$@" >"$log" 2>&1
+        "$prog" --expect "$expect" $full "$@" >"$log" 2>&1
     rc=$?
     summary=$(grep "ompi_bridge_test: [0-9]* (op, type) pairs" "$log" | sed 's/^ompi_bridge_test: //')
     known=$(grep -o "[0-9]* wrong results from known stock Open MPI defects" "$log")
@@ -180,7 +193,7 @@ fi
 
 # ---- 2. every (op, type) pair, opframe's kernels proven by op_opframe_calls
 for np in $NPS; do
-    run "bridge-default-np$np" "$np" opframe
+    run_full "bridge-default-np$np" "$np" opframe
 done
 run "bridge-only-np2" 2 opframe --mca op opframe
 # Open MPI's base is not a component: "--mca op opframe,base" fails MPI_Init.
@@ -307,7 +320,7 @@ if [ "${OPF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; th
         grep -B2 -A15 "Invalid \|uninitialised" "$vlog" | head -60
     fi
 else
-    echo "SKIP: valgrind"
+    echo "SKIP: valgrind (the deep form runs it: OPF_CHECK_DEPTH=deep)"
 fi
 
 if [ $fails = 0 ]; then
