@@ -41,6 +41,7 @@
 #include "ompi_config.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -125,8 +126,12 @@ typedef struct {
 static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
 static bool bridge_available = false;
 static bool bridge_opf_initialized_here = false;
-/* Why opframe cannot serve, found at registration ("" when it can). */
+/* Why opframe cannot serve, found at registration ("" when it can), and
+ * whether the job must hear it: a choice the user made that opframe cannot
+ * honour (opf_init refused a parameter) or an install error (another Open
+ * MPI series), as opposed to asking for nothing (negative priority). */
 static char bridge_unavailable[640];
+static bool bridge_unavailable_is_news = false;
 static bool bridge_series_differs = false;
 static int bridge_live_modules = 0;
 
@@ -508,11 +513,37 @@ static int build_table(void)
     return n2 > 0 ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* Whether this process speaks for the job at default verbosity: rank 0 of
+ * MPI_COMM_WORLD, or a process started without mpirun (a singleton). The op
+ * framework is opened inside MPI_Init, before any communicator exists, so
+ * the rank comes from the launcher's environment (mpirun of Open MPI 4.1
+ * and 5.0 sets OMPI_COMM_WORLD_RANK; PMIx launchers set PMIX_RANK). */
+static bool speaks_for_job(void)
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (rank == NULL) rank = getenv("PMIX_RANK");
+    return rank == NULL || strcmp(rank, "0") == 0;
+}
+
+/* Says what the user must hear (a setting opframe refused, opframe off):
+ * once per job on stderr (rank 0), and by every other rank at
+ * op_base_verbose >= 10. */
+static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tell_job(const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    if (speaks_for_job()) opal_output(0, "op:opframe: %s", text);
+    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe: %s", text);
+}
+
 /* Hands "name=value;name=value" to opframe (API values: they beat
  * OPF_MCA_* variables and opframe's files). */
 static void apply_opframe_params(const char *list)
 {
-    const int out = ompi_op_base_framework.framework_output;
     if (list == NULL || list[0] == '\0') return;
     char *copy = strdup(list);
     if (copy == NULL) return;
@@ -522,14 +553,14 @@ static void apply_opframe_params(const char *list)
         if (*item == '\0') continue;
         char *eq = strchr(item, '=');
         if (eq == NULL) {
-            opal_output_verbose(1, out, "op:opframe: op_opframe_params: \"%s\" is not name=value; ignored", item);
+            tell_job("op_opframe_params: \"%s\" is not name=value; ignored", item);
             continue;
         }
         *eq = '\0';
         char *end = eq;
         while (end > item && end[-1] == ' ') *--end = '\0';
         if (opf_param_set(item, eq + 1) != OPF_SUCCESS)
-            opal_output_verbose(1, out, "op:opframe: op_opframe_params: %s", opf_last_error());
+            tell_job("op_opframe_params: %s; ignored", opf_last_error());
     }
     free(copy);
 }
@@ -607,7 +638,7 @@ static int mirror_params(const mca_base_component_t *c, int from, int to)
             if (!strcmp(now, m->opf_default)) continue;
         }
         if (opf_param_set(p.name, now) == OPF_SUCCESS) ++changed;
-        else opal_output(0, "op:opframe: op_opframe_%s: %s", p.name, opf_last_error());
+        else tell_job("op_opframe_%s: %s; ignored", p.name, opf_last_error());
     }
     return changed;
 }
@@ -695,6 +726,7 @@ static void start_opframe(const mca_base_component_t *c)
     int was_initialized = 0;
     bridge_unavailable[0] = '\0';
     bridge_series_differs = !same_series(bridge_unavailable, sizeof(bridge_unavailable));
+    bridge_unavailable_is_news = bridge_series_differs;
     if (bridge_series_differs) return register_kernel_vars(c);
     if (bridge_priority < 0) {
         snprintf(bridge_unavailable, sizeof(bridge_unavailable), "op_opframe_priority is negative");
@@ -706,6 +738,7 @@ static void start_opframe(const mca_base_component_t *c)
     mirror_params(c, 0, nframework);
     if (opf_init() != OPF_SUCCESS) {
         snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        bridge_unavailable_is_news = true;
         return register_kernel_vars(c);
     }
     bridge_opf_initialized_here = !was_initialized;
@@ -714,6 +747,7 @@ static void start_opframe(const mca_base_component_t *c)
         if (opf_init() != OPF_SUCCESS) {
             bridge_opf_initialized_here = false;
             snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+            bridge_unavailable_is_news = true;
         }
     }
     register_kernel_vars(c);
@@ -878,8 +912,11 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
     /* opframe was started (or found unusable) at registration */
-    if (bridge_series_differs) /* an install error, not a choice: said at any verbosity */
-        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", bridge_unavailable);
+    if (bridge_unavailable_is_news) {
+        tell_job("opframe is off, Open MPI's own kernels are used: %s", bridge_unavailable);
+        release_opframe();
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
     if (bridge_unavailable[0]) return disqualify(bridge_unavailable);
 
     const int ncomp = opf_component_count();

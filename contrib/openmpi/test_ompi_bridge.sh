@@ -233,7 +233,7 @@ if [ -f "$wrong" ]; then
     ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
     home=$scratch/wrongseries
     run "wrong-series" 2 stock
-    if grep -q "op:opframe: disqualified.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
+    if grep -q "op:opframe: opframe is off.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
         pass "  ... and said so without asking: $(grep -m1 -o 'built for Open MPI [0-9.]*, but Open MPI [0-9.]* is running' "$scratch/wrong-series.log")"
     else
         fail "wrong-series: no 'built for Open MPI ..., but ... is running' message"
@@ -242,8 +242,25 @@ if [ -f "$wrong" ]; then
 else
     fail "no $wrong (make check builds it)"
 fi
-# 4b. opf_init fails (an unknown component in opframe's `op` parameter)
-run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch
+# 4b. opf_init fails: a misspelt component in opframe's `op` parameter, from
+# each of a user's sources. The job hears it once (rank 0), at default verbosity.
+said_once() { # NAME: the run's log says once that opframe is off, and why
+    n=$(grep -c 'op:opframe: opframe is off, .*unknown component "nosuch"' "$scratch/$1.log")
+    if [ "$n" = 1 ]; then
+        pass "  ... said once: $(grep -m1 -o 'op:opframe: opframe is off.*' "$scratch/$1.log" | cut -c1-150)"
+    else
+        fail "$1: 'op:opframe: opframe is off ... unknown component \"nosuch\"' said $n times, not once:"
+        grep 'op:opframe' "$scratch/$1.log" | head -5
+    fi
+}
+run "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
+said_once misspelt-op-mca
+run "misspelt-op-mca-exclude" 2 stock --mca op_opframe_op ^nosuch -- --quick
+said_once misspelt-op-mca-exclude
+run "misspelt-op-params" 2 stock --mca op_opframe_params op=avx512,nosuch -- --quick
+said_once misspelt-op-params
+run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch -- --quick
+said_once broken-opf-init
 # 4c. the component file is not a shared object (Open MPI skips it; note that
 # a truncated ELF file is another matter: the loader itself may SIGBUS)
 mkdir -p "$scratch/garbage/.openmpi/components" "$scratch/garbage/.opframe/components"
