@@ -38,8 +38,12 @@
  *   - MPI_Finalize never closes the op framework, so close() may never run:
  *     nothing here depends on it (opframe stays initialised until exit).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* dladdr */
+#endif
 #include "ompi_config.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -753,6 +757,116 @@ static void start_opframe(const mca_base_component_t *c)
     register_kernel_vars(c);
 }
 
+/* ---- will MPI jobs load this file? ------------------------------------------------- */
+
+#if OMPI_MAJOR_VERSION >= 5
+/* Whether `dir` is one of the directories of the ':'-separated `path` (by
+ * the file they name, so links and trailing '/' do not matter). */
+static bool path_has_dir(const char *path, const char *dir)
+{
+    char want[PATH_MAX], got[PATH_MAX], item[PATH_MAX];
+    if (realpath(dir, want) == NULL) return false;
+    for (const char *at = path; *at;) {
+        const size_t n = strcspn(at, ":");
+        if (n > 0 && n < sizeof(item)) {
+            memcpy(item, at, n);
+            item[n] = '\0';
+            if (realpath(item, got) != NULL && strcmp(got, want) == 0) return true;
+        }
+        at += n + (at[n] == ':');
+    }
+    return false;
+}
+
+/* The mca_base_component_path line of PMIx's parameter file, found by the
+ * libpmix this process loaded, <prefix>/lib/libpmix.so (Debian:
+ * <prefix>/share/pmix-mca-params.conf, prefix .../pmix2; upstream:
+ * <prefix>/etc); false when there is none. */
+static bool pmix_file_component_path(char *path, size_t len, char file[PATH_MAX], size_t file_len)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[PATH_MAX + 128], libdir[PATH_MAX] = "";
+    if (maps == NULL) return false;
+    while (libdir[0] == '\0' && fgets(line, sizeof(line), maps) != NULL) {
+        char *lib = strstr(line, "/libpmix.so");
+        char *start = strchr(line, '/');
+        if (lib != NULL && start != NULL && lib >= start) snprintf(libdir, sizeof(libdir), "%.*s", (int)(lib - start), start);
+    }
+    fclose(maps);
+    if (libdir[0] == '\0') return false;
+    const char *const where[] = {"%s/../share/pmix-mca-params.conf", "%s/../etc/pmix-mca-params.conf"};
+    for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); ++w) {
+        char name[PATH_MAX + 64];
+        snprintf(name, sizeof(name), where[w], libdir);
+        if (realpath(name, file) == NULL || strlen(file) >= file_len) continue;
+        FILE *f = fopen(file, "r");
+        if (f == NULL) continue;
+        bool found = false;
+        while (!found && fgets(line, sizeof(line), f) != NULL) {
+            char *at = line + strspn(line, " \t");
+            if (strncmp(at, "mca_base_component_path", 23) != 0) continue;
+            at += 23 + strspn(at + 23, " \t");
+            if (*at != '=') continue;
+            ++at;
+            at += strspn(at, " \t");
+            at[strcspn(at, " \t\r\n")] = '\0';
+            snprintf(path, len, "%s", at);
+            found = true;
+        }
+        fclose(f);
+        if (found) return true;
+    }
+    return false;
+}
+#endif
+
+/* Open MPI 5's mpirun (prterun) gives every MPI process one component path,
+ * as OMPI_MCA_mca_base_component_path: the caller's setting of it, else the
+ * mca_base_component_path of PMIx's parameter file. Debian 13 sets the
+ * latter to PMIx's own directory, so MPI processes never search Open MPI's
+ * directory or ~/.openmpi/components, while ompi_info (no mpirun) finds the
+ * bridge there and lists it. Outside a job, `why` gets that plainly, with
+ * the fix, when the directory of this file is not on the path MPI processes
+ * will get; "" otherwise. Inside a job the file was loaded: nothing to say. */
+static void check_job_component_path(char *why, size_t len)
+{
+    why[0] = '\0';
+#if OMPI_MAJOR_VERSION >= 5
+    if (getenv("PMIX_RANK") != NULL || getenv("OMPI_COMM_WORLD_RANK") != NULL) return;
+    Dl_info self;
+    char path[2048], source[PATH_MAX + 64], dir[PATH_MAX];
+    if (!dladdr((const void *)check_job_component_path, &self) || self.dli_fname == NULL) return;
+    snprintf(dir, sizeof(dir), "%s", self.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL) return;
+    *slash = '\0';
+    const char *set = getenv("OMPI_MCA_mca_base_component_path");
+    if (set != NULL) {
+        snprintf(path, sizeof(path), "%s", set);
+        snprintf(source, sizeof(source), "OMPI_MCA_mca_base_component_path");
+    } else {
+        char file[PATH_MAX];
+        if (!pmix_file_component_path(path, sizeof(path), file, sizeof(file))) return;
+        snprintf(source, sizeof(source), "from PMIx's %s", file);
+    }
+    if (path_has_dir(path, dir)) return;
+    /* Open MPI's own path here (its directory and ~/.openmpi/components,
+     * unless set otherwise), which found this file */
+    char **ompi_path = NULL;
+    const int id = mca_base_var_find("opal", "mca", "base", "component_path");
+    if (id < 0 || mca_base_var_get_value(id, &ompi_path, NULL, NULL) != OPAL_SUCCESS || ompi_path == NULL ||
+        *ompi_path == NULL || !path_has_dir(*ompi_path, dir))
+        ompi_path = NULL;
+    snprintf(why, len, "MPI jobs will not load this bridge (%s/mca_op_opframe.so): Open MPI's mpirun gives every "
+             "MPI process the component path \"%s\" (%s), which does not contain %s. Fix: give every job "
+             "OMPI_MCA_mca_base_component_path=%s and PMIX_MCA_mca_base_component_path=%s in mpirun's "
+             "environment (see mca_op_opframe(7))",
+             dir, path, source, dir, ompi_path ? *ompi_path : dir, path);
+#else
+    (void)len;
+#endif
+}
+
 /* ---- component functions ---------------------------------------------------------- */
 
 static int component_register(void);
@@ -848,6 +962,9 @@ static int component_register(void)
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
 
     start_opframe(c);
+    char hidden[PATH_MAX * 3 + 512];
+    check_job_component_path(hidden, sizeof(hidden));
+    if (hidden[0]) opal_output(0, "op:opframe: %s", hidden);
     return OMPI_SUCCESS;
 }
 
