@@ -116,12 +116,17 @@ typedef struct {
     opf_kernel3_fn *fn;
 } tier3_t;
 
-/* What a trampoline needs for one (op, slot): the kernel, or, when opframe
- * serves the slot with size tiers, the tiers (ascending min_count, the first
- * one from count 0). */
+/* What a trampoline needs for one (op, slot): the kernel for counts below
+ * tiered_from (every count when opframe serves the slot with one kernel),
+ * and, when opframe serves it with size tiers, the tiers (ascending
+ * min_count, the first one from count 0, the second from tiered_from). The
+ * small counts, where a call costs most relative to its work, cost one
+ * comparison: the tiers are walked only from the first switch on. */
 typedef struct {
     opf_kernel2_fn *fn2;
+    opf_count_t tiered_from2;
     opf_kernel3_fn *fn3;
+    opf_count_t tiered_from3;
     const tier2_t *tiers2;
     const tier3_t *tiers3;
     int ntiers2, ntiers3;
@@ -185,18 +190,18 @@ static inline void count_call(void)
 
 static inline opf_kernel2_fn *pick2(const bridge_slot_t *s, opf_count_t n)
 {
-    if (__builtin_expect(s->tiers2 == NULL, 1)) return s->fn2;
-    for (int i = s->ntiers2 - 1; i > 0; --i)
+    if (__builtin_expect(n < s->tiered_from2, 1)) return s->fn2;
+    for (int i = s->ntiers2 - 1; i > 1; --i)
         if (n >= s->tiers2[i].min_count) return s->tiers2[i].fn;
-    return s->tiers2[0].fn;
+    return s->tiers2[1].fn;
 }
 
 static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
 {
-    if (__builtin_expect(s->tiers3 == NULL, 1)) return s->fn3;
-    for (int i = s->ntiers3 - 1; i > 0; --i)
+    if (__builtin_expect(n < s->tiered_from3, 1)) return s->fn3;
+    for (int i = s->ntiers3 - 1; i > 1; --i)
         if (n >= s->tiers3[i].min_count) return s->tiers3[i].fn;
-    return s->tiers3[0].fn;
+    return s->tiers3[1].fn;
 }
 
 /* opframe's kernels touch only data bytes (component.h): a buffer of pairs
@@ -480,6 +485,7 @@ static int build_table(void)
             int nt = find_tiers(opf_op, kt, 2, mc, fn2, NULL);
             if (nt == 0) continue;
             e->fn2 = fn2[0];
+            e->tiered_from2 = nt > 1 ? mc[1] : INT64_MAX;
             if (nt > 1) {
                 tier2_t *t = malloc(sizeof(*t) * nt);
                 if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
@@ -492,6 +498,7 @@ static int build_table(void)
             nt = ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL ? find_tiers(opf_op, kt, 3, mc, NULL, fn3) : 0;
             if (nt > 0) {
                 e->fn3 = fn3[0];
+                e->tiered_from3 = nt > 1 ? mc[1] : INT64_MAX;
                 if (nt > 1) {
                     tier3_t *t = malloc(sizeof(*t) * nt);
                     if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
