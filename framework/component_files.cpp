@@ -19,10 +19,12 @@ namespace opf {
 
 namespace {
 
-// At most `limit` bytes of a file; false with errno's text.
+// At most `limit` bytes of a file; false with errno's text. Callers check
+// file_problem first; O_NONBLOCK keeps a FIFO swapped in after that check
+// from blocking the open (a regular file reads the same with it).
 bool read_head(const std::string &path, std::size_t limit, std::string &out, std::string &why)
 {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         why = std::strerror(errno);
         return false;

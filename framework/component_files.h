@@ -39,6 +39,8 @@ bool read_la(const std::string &path, LaFile &out, std::string &why);
 // not an ELF file (and what it starts with), an ELF file of another class,
 // byte order or machine than this process, or not a shared object. Empty
 // when the file looks loadable (the loader's own message is then the reason).
+// Never blocks: a FIFO, device or socket is named before anything opens it,
+// so the repository asks this before the loader opens a file.
 std::string diagnose_shared_object(const std::string &path);
 
 // "ELF 64-bit LSB shared object, AArch64" for the header bytes of an ELF

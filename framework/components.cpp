@@ -69,6 +69,7 @@ struct Repository {
     // Whose hook runs now: the component registering a memory kind, the
     // module receiving offers (init is single-threaded, under runtime's lock).
     int calling = -1;
+    int told_kind_limit = -1;   // the component last told that OPF_MEMORY_KINDS_MAX is reached
     ModuleRecord *querying = nullptr;
     struct Pending {
         int memory_kind, kernel_type;
@@ -140,15 +141,13 @@ void record_failure(const std::string &path, const std::string &reason)
         warn("component %s skipped: %s", path.c_str(), reason.c_str());
 }
 
-// Why a shared object failed to open. libltdl reports its last loader's
-// "file not found" even when the file exists, and the system loader says "No
-// such file or directory" for an ELF file of another machine: the file's own
-// kind (component_files.h) comes first, then the system loader's message (a
-// missing dependency, an undefined symbol).
+// Why a shared object that looked loadable (diagnose_shared_object, before
+// the open) failed to open: libltdl reports its last loader's "file not
+// found" even when the file exists, so the system loader's message comes
+// first (a missing dependency, an undefined symbol).
 std::string load_error(const std::string &so)
 {
     const char *ltdl_message = lt_dlerror();
-    if (std::string problem = diagnose_shared_object(so); !problem.empty()) return problem;
     dlerror();
     if (void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL)) {
         dlclose(h);   // loads now: the failure was libltdl's own
@@ -195,6 +194,13 @@ void load_file(const std::string &dir, const std::string &name)
         }
     const std::string so = shared_object_of(dir, name);
     if (so.empty()) return;
+    // The file's own kind before the loader opens it: a FIFO would block the
+    // loader's open for ever, and the loader says "No such file or
+    // directory" for an ELF file of another machine.
+    if (std::string problem = diagnose_shared_object(so); !problem.empty()) {
+        record_failure(so, "cannot load: " + problem);
+        return;
+    }
     lt_dladvise advise;
     lt_dladvise_init(&advise);
     lt_dladvise_local(&advise);   // components must not see each other's symbols
@@ -326,11 +332,13 @@ void open_and_query(int index)
     ComponentRecord &c = repo.components[std::size_t(index)];
     const opf_component_t &comp = *c.component;
     repo.calling = index;
+    registering_component = c.name;
     struct Done {   // a component that did not become available serves no memory kind
         int index;
         ~Done()
         {
             repo.calling = -1;
+            registering_component.clear();
             if (repo.components[std::size_t(index)].state == ComponentState::Available) return;
             while (!repo.memory_kinds.empty() && repo.memory_kinds.back().component == index)
                 repo.memory_kinds.pop_back();
@@ -600,6 +608,7 @@ void reset()
     repo.components.clear();
     repo.failed.clear();
     repo.pins.clear();
+    repo.told_kind_limit = -1;
     clear_component_devices();
     have_memory_claims = false;
 }
@@ -797,6 +806,14 @@ try {
     if (!well_formed || !taken_by.empty()) {
         warn("component %s: memory kind \"%s\" refused: %s", who.c_str(), name ? name : "(null)",
              well_formed ? ("already registered by " + taken_by).c_str() : "a name is lower-case letters, digits and '_'");
+        return -OPF_ERR_ARG;
+    }
+    if (repo.memory_kinds.size() >= OPF_MEMORY_KINDS_MAX) {
+        if (repo.told_kind_limit != repo.calling)   // once per component: a loop may ask thousands of times
+            warn("component %s: memory kind \"%s\" refused: %d memory kinds are registered, the most a process "
+                 "takes (OPF_MEMORY_KINDS_MAX); its further refusals are not shown",
+                 who.c_str(), name, OPF_MEMORY_KINDS_MAX);
+        repo.told_kind_limit = repo.calling;
         return -OPF_ERR_ARG;
     }
     repo.memory_kinds.push_back({name, claim, repo.calling});

@@ -45,6 +45,8 @@
 
 namespace opf {
 
+thread_local std::string registering_component;
+
 Params params = {
     .user_int_limit = INT_MAX,
     .op_list = "",
@@ -624,6 +626,18 @@ int make_param(const opf_param_spec_t &spec, Param &p)
             if (!valid_name(synonym) || synonym == p.name)
                 return fail(OPF_ERR_ARG, "%s(%s): invalid synonym \"%s\"", fn, name, synonym.c_str());
         p.synonyms_text = join(p.synonyms);
+    }
+    if (!registering_component.empty()) {   // one namespace per component: none declares (and takes) another's
+        const std::string prefix = "op_" + registering_component + "_";
+        std::vector<std::string> names{p.name};
+        names.insert(names.end(), p.synonyms.begin(), p.synonyms.end());
+        for (const std::string &n : names)
+            if (n.rfind(prefix, 0) != 0 || n.size() == prefix.size()) {
+                warn_once("component %s: parameter %s refused: a component's parameters begin with %s",
+                          registering_component.c_str(), n.c_str(), prefix.c_str());
+                return fail(OPF_ERR_ARG, "%s(%s): component %s may only declare parameters named %s...", fn,
+                            name, registering_component.c_str(), prefix.c_str());
+            }
     }
     std::string why;
     Value unused;

@@ -42,6 +42,12 @@ struct Params {
 // The values in force (resolved at opf_init, updated by opf_param_set).
 extern Params params;
 
+// The component whose hooks run on this thread (components.cpp sets it
+// around register_params, open and init_query), else empty. Its parameters
+// and their synonyms must begin with "op_<name>_": no component declares,
+// and so takes, another's (an application's own parameters are free).
+extern thread_local std::string registering_component;
+
 // Declares the framework's parameters; idempotent (a second call re-resolves
 // their values from the sources).
 void register_framework_params();

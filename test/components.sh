@@ -121,7 +121,7 @@ python=$(command -v python3 || true)
 
 # ---- the component directories ------------------------------------------------------
 
-for c in alpha beta wrong tier refuse empty abi abiv1 nosym mismatch fw devfail; do
+for c in alpha beta wrong tier refuse empty abi abiv1 nosym mismatch fw devfail greedy; do
     if [ ! -f "$libs/opf_op_$c.so" ]; then
         echo "components: $libs/opf_op_$c.so is missing (the test components are built by 'make check')" >&2
         echo "components: 1 checks, 1 failed"
@@ -394,6 +394,72 @@ run_info "$T/good" "$o.pins" --mca op_base_pin 'land:float=alpha,sum:float=alpha
 expect_grep "a pin to a pair that is not a slot" "$o.pins.err" 'op_base_pin: ignoring "land:float=alpha": LAND is not defined on FLOAT'
 expect_grep "a pin with two providers" "$o.pins.err" "op_base_pin: ignoring \"sum:float=alpha=beta\": more than one '='"
 expect_grep "a pin to an unknown provider" "$o.pins.err" 'op_base_pin: ignoring the pin of SUM INT32 to "gamma": no such component'
+
+# ---- 11. component directories that cannot hang or swamp a job (issue 23, item 4) --------
+
+echo "== component directories that cannot hang or swamp a job"
+# reason_of FILE PATH: the reason opframe_info --show-failed gives for PATH.
+reason_of() { awk -v p="failed: $2" 'found { print; exit } $0 == p { found = 1 }' "$1"; }
+# expect_refused DESC FILE PATH ERE: PATH is listed as failed with a reason matching ERE.
+expect_refused() {
+    if reason_of "$2" "$3" | grep -Eq -- "$4"; then
+        pass
+    else
+        fail "$1: $3 not listed with a reason matching /$4/ in:"
+        sed 's/^/    | /' "$2" >&2
+    fi
+}
+# A FIFO (and a link to one) blocked the loader's open for ever; a directory,
+# a device and a socket named like components are refused as well, and alpha
+# beside them serves as before. timeout turns a hang into a failure.
+mkdir "$T/special" "$T/special/opf_op_dir.so"
+cp "$libs/opf_op_alpha.so" "$T/special/"
+mkfifo "$T/special/opf_op_fifo.so"
+ln -s opf_op_fifo.so "$T/special/opf_op_fifolink.so"
+ln -s /dev/zero "$T/special/opf_op_zero.so"
+if [ -n "$python" ]; then
+    "$python" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/special/opf_op_sock.so"
+fi
+limit=$(command -v timeout >/dev/null 2>&1 && echo "timeout 30" || true)
+if OPF_MCA_mca_component_path="$T/special" $limit "$info" --show-failed --kernels --op SUM --type INT32 \
+    >"$o.special" 2>"$o.special.err"; then info_rc=0; else info_rc=$?; fi
+expect_rc "opframe_info on a directory with a FIFO (124: it hung)" "$info_rc" 0
+expect_refused "a FIFO" "$o.special" "$T/special/opf_op_fifo.so" 'not a regular file \(a FIFO\)'
+expect_refused "a link to a FIFO" "$o.special" "$T/special/opf_op_fifolink.so" 'not a regular file \(a FIFO\)'
+expect_refused "a directory" "$o.special" "$T/special/opf_op_dir.so" 'not a regular file \(a directory\)'
+expect_refused "a link to /dev/zero" "$o.special" "$T/special/opf_op_zero.so" 'not a regular file \(a device\)'
+if [ -S "$T/special/opf_op_sock.so" ]; then
+    expect_refused "a socket" "$o.special" "$T/special/opf_op_sock.so" 'not a regular file \(a socket\)'
+fi
+expect_grep "alpha beside them serves" "$o.special" '^INT32 +alpha *$'
+
+# greedy asks for 1000 memory kinds and declares op_avx512_enable and a
+# synonym op_beta_old: it gets OPF_MEMORY_KINDS_MAX kinds and neither name,
+# each refusal said at default verbosity (the kinds' once), alpha unharmed.
+mkdir "$T/greedy"
+cp "$libs/opf_op_greedy.so" "$libs/opf_op_alpha.so" "$T/greedy/"
+kinds_max=$(sed -n 's/^#define OPF_MEMORY_KINDS_MAX \([0-9][0-9]*\).*/\1/p' "$abs_srcdir/include/opframe/component.h")
+run_info "$T/greedy" "$o.greedy" --parsable --param op greedy --level 9
+expect_rc "opframe_info with greedy" "$info_rc" 0
+expect_grep "greedy got OPF_MEMORY_KINDS_MAX ($kinds_max) kinds" "$o.greedy" \
+    "^mca:op:greedy:param:op_greedy_kinds:value:${kinds_max:-none}\$"
+expect_no_grep "op_avx512_enable is not greedy's" "$o.greedy" '^mca:op:greedy:param:op_greedy_foreign_rc:value:0$'
+expect_no_grep "op_beta_old is not greedy's" "$o.greedy" '^mca:op:greedy:param:op_greedy_synonym_rc:value:0$'
+run_info "$T/greedy" "$o.greedy_all" --parsable --param all all --level 9
+expect_no_grep "neither name is declared" "$o.greedy_all" ':param:(op_avx512_enable|op_greedy_old):'
+expect_grep "the memory kind refusal is said" "$o.greedy.err" \
+    "^opframe: warning: component greedy: memory kind \"greedy_$kinds_max\" refused: .*OPF_MEMORY_KINDS_MAX"
+if [ "$(grep -c 'memory kind .* refused' "$o.greedy.err")" -eq 1 ]; then pass; else
+    fail "the memory kind refusal is said $(grep -c 'memory kind .* refused' "$o.greedy.err") times, not once"
+fi
+expect_grep "the foreign parameter is refused" "$o.greedy.err" \
+    "^opframe: warning: component greedy: parameter op_avx512_enable refused: a component's parameters begin with op_greedy_\$"
+expect_grep "the foreign synonym is refused" "$o.greedy.err" \
+    "^opframe: warning: component greedy: parameter op_beta_old refused: "
+run_info "$T/greedy" "$o.greedy_k" --kernels --op SUM --type INT32
+expect_grep "alpha beside greedy serves" "$o.greedy_k" '^INT32 +alpha *$'
+run_info "$T/greedy" "$o.greedy_status"
+expect_grep "greedy itself stays available" "$o.greedy_status" '^ +MCA op: greedy \(.*\) available$'
 
 # ---- 9. load/unload cycles under valgrind --------------------------------------------------
 

@@ -38,9 +38,14 @@
  *   - MPI_Finalize never closes the op framework, so close() may never run:
  *     nothing here depends on it (opframe stays initialised until exit).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1 /* dladdr */
+#endif
 #include "ompi_config.h"
 
+#include <dlfcn.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -111,12 +116,17 @@ typedef struct {
     opf_kernel3_fn *fn;
 } tier3_t;
 
-/* What a trampoline needs for one (op, slot): the kernel, or, when opframe
- * serves the slot with size tiers, the tiers (ascending min_count, the first
- * one from count 0). */
+/* What a trampoline needs for one (op, slot): the kernel for counts below
+ * tiered_from (every count when opframe serves the slot with one kernel),
+ * and, when opframe serves it with size tiers, the tiers (ascending
+ * min_count, the first one from count 0, the second from tiered_from). The
+ * small counts, where a call costs most relative to its work, cost one
+ * comparison: the tiers are walked only from the first switch on. */
 typedef struct {
     opf_kernel2_fn *fn2;
+    opf_count_t tiered_from2;
     opf_kernel3_fn *fn3;
+    opf_count_t tiered_from3;
     const tier2_t *tiers2;
     const tier3_t *tiers3;
     int ntiers2, ntiers3;
@@ -125,8 +135,12 @@ typedef struct {
 static bridge_slot_t bridge_table[OMPI_OP_BASE_FORTRAN_OP_MAX][OPF_BRIDGE_SLOTS];
 static bool bridge_available = false;
 static bool bridge_opf_initialized_here = false;
-/* Why opframe cannot serve, found at registration ("" when it can). */
+/* Why opframe cannot serve, found at registration ("" when it can), and
+ * whether the job must hear it: a choice the user made that opframe cannot
+ * honour (opf_init refused a parameter) or an install error (another Open
+ * MPI series), as opposed to asking for nothing (negative priority). */
 static char bridge_unavailable[640];
+static bool bridge_unavailable_is_news = false;
 static bool bridge_series_differs = false;
 static int bridge_live_modules = 0;
 
@@ -176,18 +190,18 @@ static inline void count_call(void)
 
 static inline opf_kernel2_fn *pick2(const bridge_slot_t *s, opf_count_t n)
 {
-    if (__builtin_expect(s->tiers2 == NULL, 1)) return s->fn2;
-    for (int i = s->ntiers2 - 1; i > 0; --i)
+    if (__builtin_expect(n < s->tiered_from2, 1)) return s->fn2;
+    for (int i = s->ntiers2 - 1; i > 1; --i)
         if (n >= s->tiers2[i].min_count) return s->tiers2[i].fn;
-    return s->tiers2[0].fn;
+    return s->tiers2[1].fn;
 }
 
 static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
 {
-    if (__builtin_expect(s->tiers3 == NULL, 1)) return s->fn3;
-    for (int i = s->ntiers3 - 1; i > 0; --i)
+    if (__builtin_expect(n < s->tiered_from3, 1)) return s->fn3;
+    for (int i = s->ntiers3 - 1; i > 1; --i)
         if (n >= s->tiers3[i].min_count) return s->tiers3[i].fn;
-    return s->tiers3[0].fn;
+    return s->tiers3[1].fn;
 }
 
 /* opframe's kernels touch only data bytes (component.h): a buffer of pairs
@@ -471,6 +485,7 @@ static int build_table(void)
             int nt = find_tiers(opf_op, kt, 2, mc, fn2, NULL);
             if (nt == 0) continue;
             e->fn2 = fn2[0];
+            e->tiered_from2 = nt > 1 ? mc[1] : INT64_MAX;
             if (nt > 1) {
                 tier2_t *t = malloc(sizeof(*t) * nt);
                 if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
@@ -483,6 +498,7 @@ static int build_table(void)
             nt = ompi_op_base_3buff_functions[op][s] != NULL && f3 != NULL ? find_tiers(opf_op, kt, 3, mc, NULL, fn3) : 0;
             if (nt > 0) {
                 e->fn3 = fn3[0];
+                e->tiered_from3 = nt > 1 ? mc[1] : INT64_MAX;
                 if (nt > 1) {
                     tier3_t *t = malloc(sizeof(*t) * nt);
                     if (t == NULL) return OMPI_ERR_OUT_OF_RESOURCE;
@@ -508,11 +524,37 @@ static int build_table(void)
     return n2 > 0 ? OMPI_SUCCESS : OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* Whether this process speaks for the job at default verbosity: rank 0 of
+ * MPI_COMM_WORLD, or a process started without mpirun (a singleton). The op
+ * framework is opened inside MPI_Init, before any communicator exists, so
+ * the rank comes from the launcher's environment (mpirun of Open MPI 4.1
+ * and 5.0 sets OMPI_COMM_WORLD_RANK; PMIx launchers set PMIX_RANK). */
+static bool speaks_for_job(void)
+{
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    if (rank == NULL) rank = getenv("PMIX_RANK");
+    return rank == NULL || strcmp(rank, "0") == 0;
+}
+
+/* Says what the user must hear (a setting opframe refused, opframe off):
+ * once per job on stderr (rank 0), and by every other rank at
+ * op_base_verbose >= 10. */
+static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tell_job(const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    if (speaks_for_job()) opal_output(0, "op:opframe: %s", text);
+    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe: %s", text);
+}
+
 /* Hands "name=value;name=value" to opframe (API values: they beat
  * OPF_MCA_* variables and opframe's files). */
 static void apply_opframe_params(const char *list)
 {
-    const int out = ompi_op_base_framework.framework_output;
     if (list == NULL || list[0] == '\0') return;
     char *copy = strdup(list);
     if (copy == NULL) return;
@@ -522,14 +564,14 @@ static void apply_opframe_params(const char *list)
         if (*item == '\0') continue;
         char *eq = strchr(item, '=');
         if (eq == NULL) {
-            opal_output_verbose(1, out, "op:opframe: op_opframe_params: \"%s\" is not name=value; ignored", item);
+            tell_job("op_opframe_params: \"%s\" is not name=value; ignored", item);
             continue;
         }
         *eq = '\0';
         char *end = eq;
         while (end > item && end[-1] == ' ') *--end = '\0';
         if (opf_param_set(item, eq + 1) != OPF_SUCCESS)
-            opal_output_verbose(1, out, "op:opframe: op_opframe_params: %s", opf_last_error());
+            tell_job("op_opframe_params: %s; ignored", opf_last_error());
     }
     free(copy);
 }
@@ -607,7 +649,7 @@ static int mirror_params(const mca_base_component_t *c, int from, int to)
             if (!strcmp(now, m->opf_default)) continue;
         }
         if (opf_param_set(p.name, now) == OPF_SUCCESS) ++changed;
-        else opal_output(0, "op:opframe: op_opframe_%s: %s", p.name, opf_last_error());
+        else tell_job("op_opframe_%s: %s; ignored", p.name, opf_last_error());
     }
     return changed;
 }
@@ -695,6 +737,7 @@ static void start_opframe(const mca_base_component_t *c)
     int was_initialized = 0;
     bridge_unavailable[0] = '\0';
     bridge_series_differs = !same_series(bridge_unavailable, sizeof(bridge_unavailable));
+    bridge_unavailable_is_news = bridge_series_differs;
     if (bridge_series_differs) return register_kernel_vars(c);
     if (bridge_priority < 0) {
         snprintf(bridge_unavailable, sizeof(bridge_unavailable), "op_opframe_priority is negative");
@@ -706,6 +749,7 @@ static void start_opframe(const mca_base_component_t *c)
     mirror_params(c, 0, nframework);
     if (opf_init() != OPF_SUCCESS) {
         snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+        bridge_unavailable_is_news = true;
         return register_kernel_vars(c);
     }
     bridge_opf_initialized_here = !was_initialized;
@@ -714,9 +758,120 @@ static void start_opframe(const mca_base_component_t *c)
         if (opf_init() != OPF_SUCCESS) {
             bridge_opf_initialized_here = false;
             snprintf(bridge_unavailable, sizeof(bridge_unavailable), "opf_init failed: %s", opf_last_error());
+            bridge_unavailable_is_news = true;
         }
     }
     register_kernel_vars(c);
+}
+
+/* ---- will MPI jobs load this file? ------------------------------------------------- */
+
+#if OMPI_MAJOR_VERSION >= 5
+/* Whether `dir` is one of the directories of the ':'-separated `path` (by
+ * the file they name, so links and trailing '/' do not matter). */
+static bool path_has_dir(const char *path, const char *dir)
+{
+    char want[PATH_MAX], got[PATH_MAX], item[PATH_MAX];
+    if (realpath(dir, want) == NULL) return false;
+    for (const char *at = path; *at;) {
+        const size_t n = strcspn(at, ":");
+        if (n > 0 && n < sizeof(item)) {
+            memcpy(item, at, n);
+            item[n] = '\0';
+            if (realpath(item, got) != NULL && strcmp(got, want) == 0) return true;
+        }
+        at += n + (at[n] == ':');
+    }
+    return false;
+}
+
+/* The mca_base_component_path line of PMIx's parameter file, found by the
+ * libpmix this process loaded, <prefix>/lib/libpmix.so (Debian:
+ * <prefix>/share/pmix-mca-params.conf, prefix .../pmix2; upstream:
+ * <prefix>/etc); false when there is none. */
+static bool pmix_file_component_path(char *path, size_t len, char file[PATH_MAX], size_t file_len)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[PATH_MAX + 128], libdir[PATH_MAX] = "";
+    if (maps == NULL) return false;
+    while (libdir[0] == '\0' && fgets(line, sizeof(line), maps) != NULL) {
+        char *lib = strstr(line, "/libpmix.so");
+        char *start = strchr(line, '/');
+        if (lib != NULL && start != NULL && lib >= start) snprintf(libdir, sizeof(libdir), "%.*s", (int)(lib - start), start);
+    }
+    fclose(maps);
+    if (libdir[0] == '\0') return false;
+    const char *const where[] = {"%s/../share/pmix-mca-params.conf", "%s/../etc/pmix-mca-params.conf"};
+    for (size_t w = 0; w < sizeof(where) / sizeof(where[0]); ++w) {
+        char name[PATH_MAX + 64];
+        snprintf(name, sizeof(name), where[w], libdir);
+        if (realpath(name, file) == NULL || strlen(file) >= file_len) continue;
+        FILE *f = fopen(file, "r");
+        if (f == NULL) continue;
+        bool found = false;
+        while (!found && fgets(line, sizeof(line), f) != NULL) {
+            char *at = line + strspn(line, " \t");
+            if (strncmp(at, "mca_base_component_path", 23) != 0) continue;
+            at += 23 + strspn(at + 23, " \t");
+            if (*at != '=') continue;
+            ++at;
+            at += strspn(at, " \t");
+            at[strcspn(at, " \t\r\n")] = '\0';
+            snprintf(path, len, "%s", at);
+            found = true;
+        }
+        fclose(f);
+        if (found) return true;
+    }
+    return false;
+}
+#endif
+
+/* Open MPI 5's mpirun (prterun) gives every MPI process one component path,
+ * as OMPI_MCA_mca_base_component_path: the caller's setting of it, else the
+ * mca_base_component_path of PMIx's parameter file. Debian 13 sets the
+ * latter to PMIx's own directory, so MPI processes never search Open MPI's
+ * directory or ~/.openmpi/components, while ompi_info (no mpirun) finds the
+ * bridge there and lists it. Outside a job, `why` gets that plainly, with
+ * the fix, when the directory of this file is not on the path MPI processes
+ * will get; "" otherwise. Inside a job the file was loaded: nothing to say. */
+static void check_job_component_path(char *why, size_t len)
+{
+    why[0] = '\0';
+#if OMPI_MAJOR_VERSION >= 5
+    if (getenv("PMIX_RANK") != NULL || getenv("OMPI_COMM_WORLD_RANK") != NULL) return;
+    Dl_info self;
+    char path[2048], source[PATH_MAX + 64], dir[PATH_MAX];
+    if (!dladdr((const void *)check_job_component_path, &self) || self.dli_fname == NULL) return;
+    snprintf(dir, sizeof(dir), "%s", self.dli_fname);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL) return;
+    *slash = '\0';
+    const char *set = getenv("OMPI_MCA_mca_base_component_path");
+    if (set != NULL) {
+        snprintf(path, sizeof(path), "%s", set);
+        snprintf(source, sizeof(source), "OMPI_MCA_mca_base_component_path");
+    } else {
+        char file[PATH_MAX];
+        if (!pmix_file_component_path(path, sizeof(path), file, sizeof(file))) return;
+        snprintf(source, sizeof(source), "from PMIx's %s", file);
+    }
+    if (path_has_dir(path, dir)) return;
+    /* Open MPI's own path here (its directory and ~/.openmpi/components,
+     * unless set otherwise), which found this file */
+    char **ompi_path = NULL;
+    const int id = mca_base_var_find("opal", "mca", "base", "component_path");
+    if (id < 0 || mca_base_var_get_value(id, &ompi_path, NULL, NULL) != OPAL_SUCCESS || ompi_path == NULL ||
+        *ompi_path == NULL || !path_has_dir(*ompi_path, dir))
+        ompi_path = NULL;
+    snprintf(why, len, "MPI jobs will not load this bridge (%s/mca_op_opframe.so): Open MPI's mpirun gives every "
+             "MPI process the component path \"%s\" (%s), which does not contain %s. Fix: give every job "
+             "OMPI_MCA_mca_base_component_path=%s and PMIX_MCA_mca_base_component_path=%s in mpirun's "
+             "environment (see mca_op_opframe(7))",
+             dir, path, source, dir, ompi_path ? *ompi_path : dir, path);
+#else
+    (void)len;
+#endif
 }
 
 /* ---- component functions ---------------------------------------------------------- */
@@ -814,6 +969,9 @@ static int component_register(void)
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
 
     start_opframe(c);
+    char hidden[PATH_MAX * 3 + 512];
+    check_job_component_path(hidden, sizeof(hidden));
+    if (hidden[0]) opal_output(0, "op:opframe: %s", hidden);
     return OMPI_SUCCESS;
 }
 
@@ -878,8 +1036,11 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
     /* opframe was started (or found unusable) at registration */
-    if (bridge_series_differs) /* an install error, not a choice: said at any verbosity */
-        opal_output(0, "op:opframe: disqualified (Open MPI's own kernels are used): %s", bridge_unavailable);
+    if (bridge_unavailable_is_news) {
+        tell_job("opframe is off, Open MPI's own kernels are used: %s", bridge_unavailable);
+        release_opframe();
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
     if (bridge_unavailable[0]) return disqualify(bridge_unavailable);
 
     const int ncomp = opf_component_count();

@@ -92,6 +92,16 @@ fi
 # and crashed on it here.
 ompi_pkglibdir=$("$OMPI_INFO" --path pkglibdir 2>/dev/null | sed -n 's/^ *Pkglibdir: *//p')
 component_path() { echo "${ompi_pkglibdir:+$ompi_pkglibdir:}$home/.openmpi/components"; }
+# The component path mpirun gives MPI processes when nobody sets one (Debian
+# 13: PMIx's directory). PMIx's clients read OMPI_MCA_mca_base_component_path
+# too and warn ("bad prefix") about the Open MPI files in it unless their own
+# path is given: PMIX_MCA_mca_base_component_path keeps them on this one.
+job_path=$(env -u OMPI_MCA_mca_base_component_path timeout 120 "$MPIRUN" -np 1 env 2>/dev/null |
+    sed -n 's/^OMPI_MCA_mca_base_component_path=//p' | head -1)
+if [ -n "$job_path" ]; then
+    PMIX_MCA_mca_base_component_path=$job_path
+    export PMIX_MCA_mca_base_component_path
+fi
 
 # Accumulate through the op framework: osc/rdma's network-atomic path in
 # Open MPI 4.1.4 bypasses the op kernels (and gets LAND/LOR/LXOR and unsigned
@@ -246,7 +256,7 @@ if [ -f "$wrong" ]; then
     ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
     home=$scratch/wrongseries
     run "wrong-series" 2 stock
-    if grep -q "op:opframe: disqualified.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
+    if grep -q "op:opframe: opframe is off.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
         pass "  ... and said so without asking: $(grep -m1 -o 'built for Open MPI [0-9.]*, but Open MPI [0-9.]* is running' "$scratch/wrong-series.log")"
     else
         fail "wrong-series: no 'built for Open MPI ..., but ... is running' message"
@@ -255,8 +265,25 @@ if [ -f "$wrong" ]; then
 else
     fail "no $wrong (make check builds it)"
 fi
-# 4b. opf_init fails (an unknown component in opframe's `op` parameter)
-run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch
+# 4b. opf_init fails: a misspelt component in opframe's `op` parameter, from
+# each of a user's sources. The job hears it once (rank 0), at default verbosity.
+said_once() { # NAME: the run's log says once that opframe is off, and why
+    n=$(grep -c 'op:opframe: opframe is off, .*unknown component "nosuch"' "$scratch/$1.log")
+    if [ "$n" = 1 ]; then
+        pass "  ... said once: $(grep -m1 -o 'op:opframe: opframe is off.*' "$scratch/$1.log" | cut -c1-150)"
+    else
+        fail "$1: 'op:opframe: opframe is off ... unknown component \"nosuch\"' said $n times, not once:"
+        grep 'op:opframe' "$scratch/$1.log" | head -5
+    fi
+}
+run "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
+said_once misspelt-op-mca
+run "misspelt-op-mca-exclude" 2 stock --mca op_opframe_op ^nosuch -- --quick
+said_once misspelt-op-mca-exclude
+run "misspelt-op-params" 2 stock --mca op_opframe_params op=avx512,nosuch -- --quick
+said_once misspelt-op-params
+run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch -- --quick
+said_once broken-opf-init
 # 4c. the component file is not a shared object (Open MPI skips it; note that
 # a truncated ELF file is another matter: the loader itself may SIGBUS)
 mkdir -p "$scratch/garbage/.openmpi/components" "$scratch/garbage/.opframe/components"
@@ -300,6 +327,62 @@ run "env-opf-mca" 2 opframe -x OPF_MCA_op_base_verbose=1 -- --quick
 grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
     pass "  ... and through mpirun -x OPF_MCA_op_base_verbose=1" ||
     fail "-x OPF_MCA_op_base_verbose=1 printed nothing from opframe"
+
+# ---- 5a. the MPI_T example of mca_op_opframe(7), compiled and run as printed
+sed -n '/^\.SH EXAMPLES/,/^\.SH FILES/p' "$here/../../man/mca_op_opframe.7" |
+    awk '/^\.EX/ { n++; inside = 1; next } /^\.EE/ { inside = 0 } inside && n == 1' |
+    sed 's/\\e/\\/g; s/\\-/-/g' >"$scratch/calls.c"
+if "$MPICC" -o "$scratch/calls" "$scratch/calls.c" >"$scratch/calls-cc.log" 2>&1; then
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
+        timeout 120 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path \
+        "$scratch/calls" >"$scratch/calls.log" 2>&1
+    if [ "$(grep -c '^opframe reduced 1 times$' "$scratch/calls.log")" = 2 ]; then
+        pass "mca_op_opframe(7)'s MPI_T example: 'opframe reduced 1 times' on both ranks"
+    else
+        fail "mca_op_opframe(7)'s MPI_T example, log follows:"
+        tail -10 "$scratch/calls.log"
+    fi
+else
+    fail "mca_op_opframe(7)'s MPI_T example does not compile:"
+    cat "$scratch/calls-cc.log" "$scratch/calls.c"
+fi
+
+# ---- 5b. the component path mpirun gives MPI processes (Open MPI 5's prterun:
+# PMIx's directory on Debian 13): where it hides the bridge, ompi_info says so
+# with the fix, a plain mpirun proves it, and the fix as said loads the bridge
+# (op_opframe_calls moves) without a warning.
+if [ -n "$job_path" ] && ! echo ":$job_path:" | grep -q ":$home/.openmpi/components:"; then
+    HOME=$home "$OMPI_INFO" >"$scratch/hidden-info.log" 2>&1
+    fix=$(sed -n 's/.*Fix: give every job \(OMPI_MCA_mca_base_component_path=[^ ]*\) and \(PMIX_MCA_mca_base_component_path=[^ ]*\) in .*/\1 \2/p' \
+        "$scratch/hidden-info.log" | head -1)
+    if [ -n "$fix" ]; then
+        pass "ompi_info says: $(grep -o 'MPI jobs will not load this bridge.*' "$scratch/hidden-info.log" | cut -c1-160)..."
+    else
+        fail "mpirun gives MPI processes the component path '$job_path', and ompi_info does not say so with the fix:"
+        grep opframe "$scratch/hidden-info.log" | head -5
+    fi
+    log=$scratch/plain-mpirun.log
+    env -u OMPI_MCA_mca_base_component_path -u PMIX_MCA_mca_base_component_path HOME=$home \
+        timeout 300 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+        "$prog" --expect stock --quick >"$log" 2>&1 && grep -q "ompi_bridge_test: PASS" "$log" &&
+        pass "a plain mpirun does not load the bridge (op_opframe_calls absent), as ompi_info said" ||
+        { fail "plain mpirun, log follows:"; tail -20 "$log"; }
+    if [ -n "$fix" ]; then
+        log=$scratch/fixed-mpirun.log
+        # shellcheck disable=SC2086
+        env -u OMPI_MCA_mca_base_component_path -u PMIX_MCA_mca_base_component_path HOME=$home $fix \
+            timeout 300 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+            "$prog" --expect opframe --quick >"$log" 2>&1
+        if [ $? = 0 ] && grep -q "ompi_bridge_test: PASS" "$log" && ! grep -q "bad prefix" "$log"; then
+            pass "with the fix ompi_info gave, mpirun loads the bridge (op_opframe_calls moves), no warning"
+        else
+            fail "mpirun with '$fix', log follows:"
+            tail -20 "$log"
+        fi
+    fi
+else
+    echo "SKIP: mpirun's component path for MPI processes ('$job_path') hides nothing here"
+fi
 
 # ---- 6. valgrind, 2 ranks, Open MPI's own noise suppressed
 if [ "${OPF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then

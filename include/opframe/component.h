@@ -112,10 +112,17 @@ typedef int opf_memory_claim_fn(const void *ptr);
 
 /* Registers a device memory kind named `name` (letters, digits, '_') for the
  * calling component; call from init_query. Returns its id (> 0), or a
- * negative OPF_ERR_* code (name taken or malformed). `claim` may be NULL: the
+ * negative OPF_ERR_* code (name taken or malformed, or OPF_MEMORY_KINDS_MAX
+ * reached). `claim` may be NULL: the
  * kind is then reached through stream calls only; otherwise opf_reduce_local
  * asks it about each buffer (only while some component registered a claim). */
 int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim);
+
+/* The most memory kinds the components of a process register together (host
+ * not counted): each kind costs the framework a table of every (op, type)
+ * slot, about 125 KB. A registration past it is refused with -OPF_ERR_ARG,
+ * said on stderr once per component. */
+#define OPF_MEMORY_KINDS_MAX 32
 
 /* ---- errors and logging --------------------------------------------------------- */
 /* Sets the calling thread's opf_last_error reason (the framework prefixes the
