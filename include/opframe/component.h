@@ -126,12 +126,28 @@ int opf_component_set_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Prints "opframe: <component>: <message>" on stderr when op_base_verbose >= level. */
+/* Prints "opframe: <component>: <message>" on stderr when op_base_verbose >= level,
+ * from any hook or kernel, on any thread. It is a macro passing
+ * opf_component_log_at an address inside the calling component's file (an
+ * object each file including this header gets), by which the framework knows
+ * the component; the function of the same name guesses it from its return
+ * address, which a tail call from a kernel hides (binaries built before the
+ * macro). */
 void opf_component_log(int level, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void opf_component_log_at(const void *anchor, int level, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#ifdef __GNUC__
+__attribute__((unused))
+#endif
+static const char opf_component_log_anchor_ = 0;
+#define opf_component_log(level, ...) opf_component_log_at(&opf_component_log_anchor_, (level), __VA_ARGS__)
 
 /* ---- parameters --------------------------------------------------------- */
 /* A parameter's declaration. The framework resolves its value from the
