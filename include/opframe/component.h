@@ -157,7 +157,15 @@ static const char opf_component_log_anchor_ = 0;
  *   DOUBLE -> double, STRING -> const char * (owned by the framework),
  *   ENUM -> int64_t (the index of the word in `values`),
  *   FLAGS -> int64_t (bitwise or of 1 << index of each word, "a,b")
- * `values` is a comma-separated word list for ENUM and FLAGS. */
+ * `values` is a comma-separated word list for ENUM and FLAGS.
+ * opf_param_register copies every string of the spec (name, default,
+ * description, values, synonyms): the spec may live on the stack. It keeps
+ * `storage`, which must stay valid while the component is loaded: a
+ * read-only parameter (OPF_PARAM_READ_ONLY, a counter) is read from it live
+ * each time its value is asked for (opf_param_get, opframe_info, MPI_T
+ * through the Open MPI bridge), so the component just updates its variable
+ * (atomically when kernels run on several threads); nothing is set from
+ * outside. */
 typedef struct opf_param_spec {
     const char *name;            /* full name: "op_<component>_<param>" */
     int type;                    /* OPF_PARAM_* */
