@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <elf.h>
@@ -302,6 +304,50 @@ std::string diagnose_shared_object(const std::string &path)
     }
     if (id.type != ET_DYN) return "an " + describe(id) + ", not a shared object";
     return "";
+}
+
+// ---- a symbol the file defines but does not export ----------------------------
+
+namespace {
+using Ehdr = std::conditional_t<sizeof(void *) == 8, Elf64_Ehdr, Elf32_Ehdr>;
+using Shdr = std::conditional_t<sizeof(void *) == 8, Elf64_Shdr, Elf32_Shdr>;
+using Sym = std::conditional_t<sizeof(void *) == 8, Elf64_Sym, Elf32_Sym>;
+
+// Copies the object of type T at `offset` (+ index objects) of `file`; false
+// past its end (the file is untrusted: every offset is checked, and copied
+// since it may be misaligned).
+template <class T> bool read_at(std::string_view file, std::uint64_t offset, std::uint64_t index, T &out)
+{
+    const std::uint64_t start = offset + index * sizeof(T);
+    if (index > file.size() || start < offset || start > file.size() || file.size() - start < sizeof(T)) return false;
+    std::memcpy(&out, file.data() + start, sizeof(T));
+    return true;
+}
+} // namespace
+
+bool defines_unexported_symbol(const std::string &path, const std::string &symbol)
+{
+    constexpr std::size_t kLimit = std::size_t(256) << 20;   // a component is far smaller
+    std::string file, why;
+    if (!read_head(path, kLimit, file, why)) return false;
+    ElfIdentity id;
+    if (!read_elf_identity(file, id) || id.elf_class != kHostClass || id.data != kHostData) return false;
+    Ehdr eh;
+    if (!read_at(file, 0, 0, eh) || eh.e_shentsize != sizeof(Shdr)) return false;
+    for (unsigned i = 0; i < eh.e_shnum; ++i) {
+        Shdr sh, strtab;
+        if (!read_at(file, eh.e_shoff, i, sh) || sh.sh_type != SHT_SYMTAB || sh.sh_entsize != sizeof(Sym)) continue;
+        if (!read_at(file, eh.e_shoff, sh.sh_link, strtab) || strtab.sh_offset > file.size()) continue;
+        const std::string_view names = std::string_view(file).substr(
+            strtab.sh_offset, std::min<std::uint64_t>(strtab.sh_size, file.size() - strtab.sh_offset));
+        Sym sym;
+        for (std::uint64_t k = 0; k < sh.sh_size / sizeof(Sym) && read_at(file, sh.sh_offset, k, sym); ++k) {
+            if (sym.st_shndx == SHN_UNDEF || sym.st_name >= names.size()) continue;
+            const std::string_view name = names.substr(sym.st_name);
+            if (name.substr(0, name.find('\0')) == symbol) return true;
+        }
+    }
+    return false;
 }
 
 } // namespace opf

@@ -47,4 +47,9 @@ std::string diagnose_shared_object(const std::string &path);
 // file; empty if `header` is not one. Exposed for tests and fuzzing.
 std::string describe_elf_header(std::string_view header);
 
+// Whether the file's own symbol table (.symtab) defines `symbol`: one the
+// loader did not find there is defined but not exported (hidden visibility).
+// False when the file does not define it or was stripped of .symtab.
+bool defines_unexported_symbol(const std::string &path, const std::string &symbol);
+
 } // namespace opf

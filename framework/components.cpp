@@ -213,7 +213,10 @@ void load_file(const std::string &dir, const std::string &name)
     const std::string symbol = std::string(kPrefix) + name + "_component";
     auto *comp = static_cast<const opf_component_t *>(lt_dlsym(handle, symbol.c_str()));
     std::string reason;
-    if (!comp) reason = "missing symbol " + symbol;
+    if (!comp && defines_unexported_symbol(so, symbol))
+        reason = "symbol " + symbol + " is defined but not exported (hidden visibility, as -fvisibility=hidden makes "
+                 "it): declare it with OPF_COMPONENT_DECLARE(" + name + "), which exports it";
+    else if (!comp) reason = "missing symbol " + symbol;
     else if (comp->abi_version != OPF_COMPONENT_ABI_VERSION)
         reason = "component ABI version " + std::to_string(comp->abi_version) + ", this framework speaks " +
                  std::to_string(OPF_COMPONENT_ABI_VERSION);
@@ -578,6 +581,7 @@ void query_modules()
             const int declined = c.component->op_query(op, &m->module);
             repo.querying = nullptr;
             if (declined) continue;   // its offers go with it
+            c.offers_kept += int(repo.pending.size());
             for (auto &p : repo.pending) {
                 p.offer.module = m.get();
                 repo.offers[std::size_t(p.memory_kind)]->candidates[op][p.kernel_type].push_back(p.offer);
@@ -585,6 +589,18 @@ void query_modules()
             repo.modules.push_back(std::move(m));
         }
     repo.pending.clear();
+    for (ComponentRecord &c : repo.components) {
+        if (c.state != ComponentState::Available || c.offers_refused == 0) continue;
+        const std::string refused = std::to_string(c.offers_refused) + " offer" + (c.offers_refused > 1 ? "s" : "") +
+                                    " refused, the first: " + c.first_refusal;
+        if (c.offers_kept > 0) {
+            c.status_text = "available (" + refused + ")";
+            continue;
+        }
+        c.state = ComponentState::OpenFailed;   // serves nothing: never listed "available"
+        c.reason = "every offer was refused (" + refused + ")";
+        c.status_text = "failed: " + c.reason;
+    }
 }
 
 void enable_modules()
@@ -630,12 +646,13 @@ void unload_all()
     repo.ltdl_up = false;
 }
 
-// The component whose code called: the one loaded from the file holding
-// `caller` (a component's log calls come from its own object).
-const ComponentRecord *component_at(const void *caller)
+// The component loaded from the file holding address `at_address` (code or
+// data of its own object); nullptr for another file, or for libopframe,
+// which all linked-in components share.
+const ComponentRecord *component_at(const void *at_address)
 {
     Dl_info at{}, own{};
-    if (!dladdr(caller, &at)) return nullptr;
+    if (!dladdr(at_address, &at)) return nullptr;
     const ComponentRecord *found = nullptr;
     for (const ComponentRecord &c : repo.components)
         if (dladdr(c.component, &own) && own.dli_fbase == at.dli_fbase) {
@@ -669,19 +686,14 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
     std::vector<const SlotCandidate *> all;
     for (const SlotCandidate &c : slot_candidates(op, mem, kt)) all.push_back(&c);
     std::sort(all.begin(), all.end(), [&](auto *a, auto *b) { return preferred(*a, *b, pin); });
-    const char *winner = nullptr;
-    if (mem == OPF_MEM_HOST) {
-        const HostSlot &s = host_table.slot[op][kt];
-        winner = stream ? nullptr : nbuf == 2 ? s.two.offer.provider : s.three.offer.provider;
-    } else {
-        const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op][kt];
-        winner = stream ? (nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider)
-                        : (nbuf == 2 ? s.two.offer.provider : s.three.offer.provider);
-    }
+    // Who serves which counts, as every listing says it (introspect.cpp).
+    const std::vector<TierSpan> spans = slot_spans(op, mem, kt, nbuf, stream);
+    const char *winner = spans.front().provider;   // the provider of the smallest counts
     for (const SlotCandidate *c : all) {
         const std::string &name = repo.components[c->component].name;
         const bool has_stream = nbuf == 2 ? c->stream2 != nullptr : c->stream3 != nullptr;
         const bool failed = !stream && (nbuf == 2 ? c->selftest_failed2 : c->selftest_failed3);
+        const std::string served = counts_served(spans, name, c->min_count);
         out += "\n  " + name + " priority " + std::to_string(c->priority);
         if (c->min_count) out += ", counts >= " + std::to_string(c->min_count);
         if (stream && !has_stream)
@@ -690,28 +702,32 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
             out += has_stream ? ": a stream kernel only (opf_reduce_local_stream)"
                               : ": offers no " + std::to_string(nbuf) + "-buffer kernel";
         else if (failed) out += ": self-test FAILED, dropped";
-        else if (pin == "base" || (!pin.empty() && pin != name && winner && pin == winner))
-            out += ": not the pinned provider (" + pin + ")";
-        else if (winner && name == winner) out += ": SELECTED" + std::string(name == pin ? " (pinned by op_base_pin)" : "");
-        else if (c->min_count) out += ": serves large counts (tiered)";
+        else if (!served.empty())
+            out += ": SELECTED" + std::string(name == pin ? " (pinned by op_base_pin)" : "") + ", serves " + served;
+        else if (pin == "base" || (!pin.empty() && pin != name && counts_served(spans, pin) != ""))
+            out += ": not the pinned provider (" + pin + "), serves no count";
         else {
-            int winner_priority = INT_MIN;
+            int best_priority = INT_MIN;   // of the providers that serve its counts
             for (const SlotCandidate *w : all)
-                if (winner && repo.components[w->component].name == winner) winner_priority = w->priority;
-            out += c->priority == winner_priority ? ": outranked (tie on priority, broken by name)" : ": outranked";
+                if (w != c && w->min_count <= std::max<opf_count_t>(c->min_count, 0) &&
+                    !counts_served(spans, repo.components[w->component].name).empty())
+                    best_priority = std::max(best_priority, w->priority);
+            out += c->priority == best_priority ? ": outranked (tie on priority, broken by name), serves no count"
+                                                : ": outranked, serves no count";
         }
     }
-    const bool base_wins = winner && std::strcmp(winner, "base") == 0;
-    if (mem == OPF_MEM_HOST)   // the base computes host memory only
-        out += std::string("\n  base (default)") + (base_wins ? ": SELECTED" : "") +
-               (base_wins && all.empty() ? " (no component offers this slot)" : "") +
-               (base_wins && pin == "base" ? " (pinned by op_base_pin)" : "");
-    if (mem != OPF_MEM_HOST) {
-        const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op][kt];
-        const char *stream = nbuf == 2 ? s.stream2.offer.provider : s.stream3.offer.provider;
-        if (stream) out += std::string("\n  stream calls: ") + stream;
+    if (mem == OPF_MEM_HOST && !stream) {   // the base computes host memory only
+        const std::string served = counts_served(spans, "base");
+        out += "\n  base (default): " + std::string(served.empty() ? "serves no count" : "SELECTED") +
+               (!served.empty() && all.empty() ? " (no component offers this slot)" : "") +
+               (!served.empty() && pin == "base" ? " (pinned by op_base_pin)" : "") +
+               (served.empty() ? "" : ", serves " + served);
     }
-    if (!winner) out += "\n  (no kernel: this memory kind is not served by synchronous calls)";
+    if (mem != OPF_MEM_HOST && !stream) {
+        const std::string text = spans_text(slot_spans(op, mem, kt, nbuf, true));
+        if (text != "none") out += "\n  stream calls: " + text;
+    }
+    if (!winner && spans.size() == 1) out += "\n  (no kernel: this memory kind is not served by synchronous calls)";
     return out;
 }
 
@@ -772,15 +788,20 @@ try {
     }
     const ComponentRecord &c = repo.components[std::size_t(m->component)];
     const char *op = base::op_name(m->module.op_id);
+    auto refuse = [&](const std::string &why) {   // counted for the component's status
+        ComponentRecord &rc = repo.components[std::size_t(m->component)];
+        if (rc.offers_refused++ == 0) rc.first_refusal = std::string(op) + ": " + why;
+        return OPF_ERR_ARG;
+    };
     if (const std::string problem = offer_problem(*m, *offer); !problem.empty()) {
         warn("component %s: offer for %s refused: %s", c.name.c_str(), op, problem.c_str());
-        return OPF_ERR_ARG;
+        return refuse(problem);
     }
     const int kt = offer->kernel_type;
     if (!base::kernels(m->module.op_id, kt).fn2) {
         verbose(1, "component %s offers %s on %s, which is not a slot; ignored", c.name.c_str(), op,
                 base::kernel_type_name(kt));
-        return OPF_ERR_ARG;
+        return refuse(std::string(base::kernel_type_name(kt)) + " is not a slot of " + op);
     }
     repo.pending.push_back({offer->memory_kind, kt,
                             {m->component, nullptr, offer->priority, offer->min_count, offer->kernel2, offer->kernel3,
@@ -836,19 +857,39 @@ try {
     return fail_exception("opf_component_set_error");
 }
 
+namespace {
+// "opframe: <component>: <text>" (the component found at `anchor`, an
+// address inside its file) on stderr, one write per line.
+void component_log_line(const void *anchor, const char *fmt, va_list args)
+{
+    const ComponentRecord *c = component_at(anchor);
+    char text[1024];
+    std::vsnprintf(text, sizeof text, fmt, args);
+    std::fprintf(stderr, "opframe: %s%s%s\n", c ? c->name.c_str() : "", c ? ": " : "", text);
+}
+} // namespace
+
+#undef opf_component_log   // component.h's macro: this is the function binaries built without it call
 OPF_API void opf_component_log(int level, const char *fmt, ...)
 try {
     if (params.verbose < level) return;
-    const ComponentRecord *c = component_at(__builtin_return_address(0));
-    std::string line = "opframe: " + (c ? c->name + ": " : std::string());
-    char text[1024];
     va_list args;
     va_start(args, fmt);
-    std::vsnprintf(text, sizeof text, fmt, args);
+    component_log_line(__builtin_return_address(0), fmt, args);
     va_end(args);
-    std::fprintf(stderr, "%s%s\n", line.c_str(), text);
 } catch (...) {
     fail_exception("opf_component_log");
+}
+
+OPF_API void opf_component_log_at(const void *anchor, int level, const char *fmt, ...)
+try {
+    if (params.verbose < level) return;
+    va_list args;
+    va_start(args, fmt);
+    component_log_line(anchor, fmt, args);
+    va_end(args);
+} catch (...) {
+    fail_exception("opf_component_log_at");
 }
 
 OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)

@@ -19,6 +19,11 @@ struct ComponentRecord {
     ComponentState state = ComponentState::Excluded;
     bool opened = false;
     std::string status_text;            // "available", "disqualified: ..."
+    // opf_module_offer calls refused (bad offer, not a slot) and kept, and
+    // the first refusal's reason: a component all of whose offers were
+    // refused serves nothing, and says so in its status.
+    int offers_refused = 0, offers_kept = 0;
+    std::string first_refusal;
 };
 
 // A file in the component path that could not be used.

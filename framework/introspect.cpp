@@ -264,6 +264,86 @@ try {
     return fail_exception("opf_slot_tiers");
 }
 
+// ---- which counts each provider serves: the one text of every listing -------
+// (opframe_info --explain and --kernels, the Open MPI bridge's verbose line and
+// its op_opframe_kernels_* variables)
+
+namespace opf {
+namespace {
+template <class Fn> std::vector<TierSpan> spans_of(const SlotHalf<Fn> &half)
+{
+    std::vector<TierSpan> spans{{half.offer.provider, 0, -1}};
+    for (int i = half.n_larger - 1; i >= 0; --i) {   // `larger` is in descending min_count
+        const Offer<Fn> &o = half.larger[i];
+        spans.back().to = o.min_count;
+        spans.push_back({o.provider, o.min_count, -1});
+    }
+    return spans;
+}
+} // namespace
+
+std::vector<TierSpan> slot_spans(int op_id, int mem, int kt, int nbuf, bool stream)
+{
+    if (mem == OPF_MEM_HOST) {
+        if (stream) return {{nullptr, 0, -1}};   // host memory has no stream kernels
+        const HostSlot &s = host_table.slot[op_id][kt];
+        return nbuf == 2 ? spans_of(s.two) : spans_of(s.three);
+    }
+    const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
+    if (stream) return nbuf == 2 ? spans_of(s.stream2) : spans_of(s.stream3);
+    return nbuf == 2 ? spans_of(s.two) : spans_of(s.three);
+}
+
+std::string counts_served(const std::vector<TierSpan> &spans, const std::string &provider, opf_count_t min_count)
+{
+    std::string out;
+    for (const TierSpan &t : spans) {
+        if (!t.provider || provider != t.provider || (min_count >= 0 && t.from != min_count)) continue;
+        const std::string from = std::to_string(t.from), below = std::to_string(t.to);
+        const std::string range = t.from == 0 && t.to < 0 ? "every count"
+                                  : t.from == 0           ? "counts < " + below
+                                  : t.to < 0              ? "counts >= " + from
+                                                          : "counts " + from + " to " + std::to_string(t.to - 1);
+        out += (out.empty() ? "" : " and ") + range;
+    }
+    return out;
+}
+
+std::string spans_text(const std::vector<TierSpan> &spans)
+{
+    std::vector<TierSpan> merged;   // a provider's consecutive offers read as one range
+    for (const TierSpan &t : spans) {
+        const bool same = !merged.empty() && merged.back().provider && t.provider &&
+                          std::strcmp(merged.back().provider, t.provider) == 0;
+        if (same) merged.back().to = t.to;
+        else merged.push_back(t);
+    }
+    std::string out;
+    for (const TierSpan &t : merged) {
+        out += out.empty() ? "" : ",";
+        out += t.provider ? t.provider : "none";
+        if (t.from > 0) out += ">=" + std::to_string(t.from);
+        if (t.to >= 0) out += "<" + std::to_string(t.to);
+    }
+    return out;
+}
+} // namespace opf
+
+OPF_API int opf_slot_tiers_text(int op_id, int kt, int mem, int nbuf, int stream, char *buf, int len)
+try {
+    if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3))
+        return fail(OPF_ERR_ARG, "opf_slot_tiers_text: bad argument (nbuf %d, len %d%s)", nbuf, len, buf ? "" : ", buf NULL");
+    if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_tiers_text: no slot (op %d, kernel type %d)", op_id, kt);
+    if (int rc = ensure_initialized()) return rc;
+    if (!valid_mem(mem))
+        return fail(OPF_ERR_ARG, "opf_slot_tiers_text: memory kind %d is not registered (%d known)", mem,
+                    memory_kind_count());
+    std::snprintf(buf, std::size_t(len), "%s", spans_text(slot_spans(op_id, mem, kt, nbuf, stream != 0)).c_str());
+    return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_slot_tiers_text");
+}
+
 // ---- the one "same value" comparator (base/compare.h), for tests -------------
 
 OPF_API int opf_kernel_type_first_difference(int kt, const void *a, const void *b, opf_count_t n,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <opframe/component.h>
@@ -62,6 +63,21 @@ template <class S> struct SlotTable {
 // finalize).
 extern SlotTable<HostSlot> host_table;
 extern std::vector<SlotTable<DeviceSlot>> device_tables;
+
+// The counts one offer serves in a slot half: [from, to), to < 0 for no
+// bound; `from` is the offer's min_count (0 for the all-sizes offer). A slot
+// half is a list of them in ascending counts, from count 0.
+struct TierSpan {
+    const char *provider;   // nullptr: no kernel for these counts
+    opf_count_t from, to;
+};
+std::vector<TierSpan> slot_spans(int op_id, int mem, int kt, int nbuf, bool stream);
+// The counts `provider` serves in `spans` (only with its offer from
+// `min_count` on, unless min_count < 0): "every count", "counts < 32",
+// "counts >= 32", "counts 32 to 999" (joined by " and "), or "" for none.
+std::string counts_served(const std::vector<TierSpan> &spans, const std::string &provider, opf_count_t min_count = -1);
+// Each provider with its counts: "avx512" (every count), "base<32,avx2>=32".
+std::string spans_text(const std::vector<TierSpan> &spans);
 
 // Fills host_table from the base and drops the device tables (init, finalize).
 void load_base_table();

@@ -5,7 +5,8 @@
 #   2. every public function of opframe.h, device.h and component_device.h
 #      is named in the NAME section of a page, and has that page's name or a
 #      line in man/links (so that `man FUNCTION` finds it);
-#   3. every name in man/links is documented in its page, which exists.
+#   3. every name in man/links is documented in its page, which exists;
+#   4. the pages against the headers: ABI version, functions, struct fields.
 set -u
 srcdir=${srcdir:-.}
 man=$srcdir/man
@@ -68,6 +69,44 @@ grep -v '^#' "$man/links" | while read -r page names; do
     done
 done || fail "man/links"
 checks=$((checks + 1))
+
+# 4. The pages against the headers (a page must not describe another ABI):
+#    every "ABI version N" is the headers' OPF_COMPONENT_ABI_VERSION; every
+#    opf_ name a page uses is declared in include/opframe (the file and
+#    symbol patterns opf_op_<name> of a component aside); every function of
+#    component.h is named in opframe_component.3; every struct field a page
+#    names (a designated initializer of an example, a lone bold word with an
+#    underscore in opframe_component.3) is a field of a header's struct.
+headers=$(cat "$srcdir"/include/opframe/*.h)
+abi=$(printf '%s\n' "$headers" | sed -n 's/^#define OPF_COMPONENT_ABI_VERSION \([0-9]*\).*/\1/p')
+checks=$((checks + 1))
+[ -n "$abi" ] || fail "OPF_COMPONENT_ABI_VERSION not found in include/opframe/component.h"
+for page in $pages; do
+    for v in $(grep -o 'ABI version [0-9]*' "$page" | sed 's/.* //'); do
+        checks=$((checks + 1))
+        [ "$v" = "$abi" ] || fail "$page: says ABI version $v, the headers say $abi"
+    done
+    for name in $(grep -o 'opf_[a-z0-9_]*' "$page" | sort -u); do
+        case $name in opf_op_example | opf_op_mine | opf_op_) continue ;; esac
+        checks=$((checks + 1))
+        printf '%s\n' "$headers" | grep -qw -- "$name" || fail "$page: names $name, which no header declares"
+    done
+done
+for f in $(grep -v '^typedef' "$srcdir/include/opframe/component.h" |
+           sed -n 's/^[a-z][a-z_ *]*[ *]\(opf_[a-z0-9_]*\)(.*/\1/p' | sort -u); do
+    checks=$((checks + 1))
+    grep -q -- "$f" "$man/opframe_component.3" || fail "opframe_component.3 does not name $f of component.h"
+done
+fields=$( (sed -n '/^\.EX/,/^\.EE/p' "$man"/*.3 | grep -o '[{,] *\.[a-z_0-9]* =\|^ *\.[a-z_0-9]* =' |
+           sed 's/.*\.\([a-z_0-9]*\) =/\1/'
+           sed -n 's/^\.B \([a-z][a-z0-9]*_[a-z0-9_]*\)$/\1/p' "$man/opframe_component.3" |
+           grep -v '^op_\|^mca_\|^opf_\|^opframe_') | sort -u)
+for field in $fields; do
+    checks=$((checks + 1))
+    printf '%s\n' "$headers" | grep -Eq "(^|[ *])$field(\[[^]]*\])? *;|\(\*$field\)" ||
+        fail "a page names field $field, which no struct of the headers has"
+done
+[ -n "$fields" ] || fail "no struct field found in the pages: the extraction is broken"
 
 echo "check_man: $checks checks, $failures failed"
 [ $failures -eq 0 ]

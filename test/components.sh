@@ -185,7 +185,10 @@ expect_grep "disqualified component" "$o.broken" \
     '^ +MCA op: refuse \(.*\) disqualified: no refuse accelerator in this machine$'
 expect_grep "component offering nothing" "$o.broken" '^ +MCA op: empty \(.*\) available$'
 expect_grep "the first alpha" "$o.broken" '^ +MCA op: alpha \(.*\) available$'
-expect_no_grep "broken files are not components" "$o.broken" 'MCA op: (abi|abiv1|nosym|mismatch|other|fw|needdep|garbage) '
+expect_no_grep "broken files are not loaded components" "$o.broken" 'MCA op: (abi|abiv1|nosym|mismatch|other|fw|needdep|garbage) \(MCA'
+for f in abi abiv1 nosym mismatch fw needdep garbage; do
+    expect_grep "broken file $f is listed failed" "$o.broken" "^ +MCA op: $f \\(file $T/broken/opf_op_$f\\.so\\) failed: "
+done
 expect_grep "load errors are warned about" "$o.broken.err" 'opf_op_garbage\.so skipped'
 
 run_info "$broken_path" "$o.failed" --show-failed
@@ -202,7 +205,7 @@ expect_grep "--show-failed: duplicate reason" "$o.failed" '^ +duplicate componen
 expect_grep "--show-failed: dependency reason" "$o.failed" '^ +cannot load: .*libopfdep'
 expect_no_grep "--show-failed: not the disqualified one" "$o.failed" 'refuse|empty'
 run_info "$T/good" "$o.nofailed" --show-failed
-expect_grep "--show-failed with nothing failed" "$o.nofailed" '^no component file failed to load$'
+expect_grep "--show-failed with nothing failed" "$o.nofailed" '^no component failed to load or to serve$'
 
 run_info "$T/good" "$o.kernels" --kernels --op SUM
 expect_rc "opframe_info --kernels" "$info_rc" 0
@@ -288,7 +291,7 @@ expect_grep "a bad op list is reported" "$o.badlist.err" 'opf_init failed: .*par
 run_info "$T/selftest" "$o.explain" --mca op_base_selftest 1 --explain SUM INT
 expect_rc "opframe_info --explain" "$info_rc" 0
 expect_grep "--explain: self-test" "$o.explain" '^ +wrong priority 99: self-test FAILED, dropped$'
-expect_grep "--explain: next offer" "$o.explain" '^ +alpha priority 50: SELECTED$'
+expect_grep "--explain: next offer" "$o.explain" '^ +alpha priority 50: SELECTED, serves every count$'
 
 # ---- 8. the example component, built out of tree with pkg-config only ----------------------
 

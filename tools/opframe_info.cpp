@@ -112,6 +112,14 @@ void show_build(Printer &p)
     p.record("build", r, text);
 }
 
+// The component a file would hold: "nosym" for ".../opf_op_nosym.so".
+std::string component_of_file(const std::string &path)
+{
+    std::string file = path.substr(path.rfind('/') + 1);
+    if (file.rfind("opf_op_", 0) == 0) file.erase(0, 7);
+    return file.substr(0, file.rfind('.'));
+}
+
 void show_components(Printer &p)
 {
     for (int i = 0; i < opf_component_count(); ++i) {
@@ -125,20 +133,64 @@ void show_components(Printer &p)
                       OPF_COMPONENT_ABI_VERSION, c.abi_version, version_of(c.version).c_str(), c.status);
         p.record("mca:op:" + std::string(c.name), r, line);
     }
-    if (opf_component_count() == 0 && p.format == Format::Text)
+    // Files that could not be used are components too, for whoever wrote them.
+    for (int i = 0; i < opf_failed_count(); ++i) {
+        opf_failed_info_t f;
+        if (opf_failed_describe(i, &f) != OPF_SUCCESS) continue;
+        const std::string name = component_of_file(f.path), status = std::string("failed: ") + f.reason;
+        Record r;
+        r.add("name", name).add("status", status).add("path", f.path);
+        p.record("mca:op:" + name, r, std::string(22 - std::strlen("MCA op"), ' ') + "MCA op: " + name + " (file " +
+                                          f.path + ") " + status);
+    }
+    if (opf_component_count() + opf_failed_count() == 0 && p.format == Format::Text)
         std::printf("%22s: (no components found on mca_component_path; opframe_info --path)\n", "MCA op");
 }
 
+// Files that could not be used, then loaded components that failed after
+// loading (a hook returned an error, every offer was refused).
 void show_failed(Printer &p)
 {
+    int failed = 0;
     for (int i = 0; i < opf_failed_count(); ++i) {
         opf_failed_info_t f;
         if (opf_failed_describe(i, &f) != OPF_SUCCESS) continue;
         Record r;
         r.add("path", f.path).add("reason", f.reason);
         p.record("failed", r, std::string("failed: ") + f.path + "\n        " + f.reason);
+        ++failed;
     }
-    if (opf_failed_count() == 0 && p.format == Format::Text) std::printf("no component file failed to load\n");
+    for (int i = 0; i < opf_component_count(); ++i) {
+        opf_component_info_t c;
+        if (opf_component_describe(i, &c) != OPF_SUCCESS || std::strncmp(c.status, "failed: ", 8) != 0) continue;
+        Record r;
+        r.add("path", c.path).add("component", c.name).add("reason", c.status + 8);
+        p.record("failed", r, std::string("failed: ") + c.path + " (component " + c.name + ")\n        " + (c.status + 8));
+        ++failed;
+    }
+    if (failed == 0 && p.format == Format::Text) std::printf("no component failed to load or to serve\n");
+}
+
+// --param op NAME for a component that is not loaded: what happened to it, on
+// stdout, and false (the exit status says it too).
+bool check_param_component(Printer &p, const Options &o)
+{
+    if (o.param_component == "all" || o.param_component == "base") return true;
+    for (int i = 0; i < opf_component_count(); ++i) {
+        opf_component_info_t c;
+        if (opf_component_describe(i, &c) == OPF_SUCCESS && o.param_component == c.name) return true;
+    }
+    std::string status = "not found on mca_component_path (opframe_info --path)";
+    for (int i = 0; i < opf_failed_count(); ++i) {
+        opf_failed_info_t f;
+        if (opf_failed_describe(i, &f) == OPF_SUCCESS && component_of_file(f.path) == o.param_component)
+            status = std::string("failed: ") + f.path + ": " + f.reason;
+    }
+    Record r;
+    r.add("status", status);
+    p.record("mca:op:" + o.param_component, r, "MCA op " + o.param_component + ": no parameters: the component is " +
+                                                   (status.rfind("failed", 0) == 0 ? "not loaded, " : "") + status);
+    return false;
 }
 
 // The component a parameter belongs to: op_<component>_... ; the rest is the framework's ("base").
@@ -275,24 +327,31 @@ std::vector<int> memory_kinds(const Options &o)
     return kinds;
 }
 
-// The providers of one slot on one memory kind: the kernels opf_reduce_local
-// runs (2- and 3-buffer) and those the stream calls enqueue.
+// The providers of one slot on one memory kind, each with the counts it
+// serves (opf_slot_tiers_text): the kernels opf_reduce_local runs (2- and
+// 3-buffer) and those the stream calls enqueue; "" where none serves.
 struct SlotProviders {
-    const char *p2, *p3, *s2, *s3;
-    bool any() const { return p2 || p3 || s2 || s3; }
+    std::string p2, p3, s2, s3;
+    bool any() const { return !p2.empty() || !p3.empty() || !s2.empty() || !s3.empty(); }
 };
+std::string tiers_text(int op, int kt, int mem, int nbuf, bool stream)
+{
+    char buf[512];
+    if (opf_slot_tiers_text(op, kt, mem, nbuf, stream, buf, sizeof buf) != OPF_SUCCESS) return "";
+    return std::strcmp(buf, "none") == 0 ? "" : buf;
+}
 SlotProviders providers(int op, int kt, int mem)
 {
-    return {opf_slot_provider_mem(op, kt, mem, 2, 1), opf_slot_provider_mem(op, kt, mem, 3, 1),
-            opf_slot_stream_provider(op, kt, mem, 2, 1), opf_slot_stream_provider(op, kt, mem, 3, 1)};
+    return {tiers_text(op, kt, mem, 2, false), tiers_text(op, kt, mem, 3, false), tiers_text(op, kt, mem, 2, true),
+            tiers_text(op, kt, mem, 3, true)};
 }
 
-// "p2/p3", or "p" when both halves have the same provider, "-" for none.
-std::string pair_cell(const char *two, const char *three)
+// "p2/p3", or "p" when both halves have the same providers, "-" for none.
+std::string pair_cell(const std::string &two, const std::string &three)
 {
-    if (!two && !three) return "-";
-    if (two && three && !std::strcmp(two, three)) return two;
-    return std::string(two ? two : "-") + "/" + (three ? three : "-");
+    if (two.empty() && three.empty()) return "-";
+    if (two == three) return two;
+    return (two.empty() ? "-" : two) + "/" + (three.empty() ? "-" : three);
 }
 
 void show_kernels(Printer &p, const Options &o)
@@ -317,14 +376,15 @@ void show_kernels(Printer &p, const Options &o)
                     const std::string cell = !opf_slot_exists(op, kt) ? "."
                                              : stream              ? pair_cell(sp.s2, sp.s3)
                                                                    : pair_cell(sp.p2, sp.p3);
-                    any |= stream ? sp.s2 || sp.s3 : sp.p2 || sp.p3;
+                    any |= stream ? !sp.s2.empty() || !sp.s3.empty() : !sp.p2.empty() || !sp.p3.empty();
                     char buf[64];
                     std::snprintf(buf, sizeof buf, " %-9s", cell.c_str());
                     row += buf;
                     if (p.format != Format::Text && !stream && sp.any()) {
                         Record r;
-                        r.add("2buf", sp.p2 ? sp.p2 : "none").add("3buf", sp.p3 ? sp.p3 : "none");
-                        if (sp.s2 || sp.s3) r.add("stream_2buf", sp.s2 ? sp.s2 : "none").add("stream_3buf", sp.s3 ? sp.s3 : "none");
+                        auto or_none = [](const std::string &t) { return t.empty() ? std::string("none") : t; };
+                        r.add("2buf", or_none(sp.p2)).add("3buf", or_none(sp.p3));
+                        if (!sp.s2.empty() || !sp.s3.empty()) r.add("stream_2buf", or_none(sp.s2)).add("stream_3buf", or_none(sp.s3));
                         p.record(std::string("kernel:") + opf_memory_kind_name(mem) + ":" + op_name(op) + ":" + kt_name, r, "");
                     }
                 }
@@ -338,7 +398,8 @@ void show_kernels(Printer &p, const Options &o)
                 }
             }
     if (p.format == Format::Text)
-        std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels; \".\": op not defined on the type;\n"
+        std::printf("(a cell is the provider of the 2-buffer/3-buffer kernels, each with the counts it serves when\n"
+                    " several share a slot: \"base<32,avx2>=32\"; \".\": op not defined on the type;\n"
                     " \"KIND stream\" rows: the kernels opf_reduce_local_stream / opf_reduce_local3_stream enqueue)\n");
 }
 
@@ -510,10 +571,14 @@ int main(int argc, char **argv)
     if (o.path) show_path(p);
     if (o.hw) show_hw(p);
     if (o.failed) show_failed(p);
-    if (o.params) show_params(p, o);
+    bool param_component_ok = true;
+    if (o.params) {
+        param_component_ok = check_param_component(p, o);
+        if (param_component_ok) show_params(p, o);
+    }
     if (o.kernels) show_kernels(p, o);
     if (o.types) show_types(p);
     p.end();
     opf_finalize();
-    return rc == OPF_SUCCESS ? 0 : 1;
+    return rc == OPF_SUCCESS && param_component_ok ? 0 : 1;
 }

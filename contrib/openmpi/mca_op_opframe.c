@@ -508,13 +508,13 @@ static int build_table(void)
                 }
                 ++n3;
             }
-            if (opal_output_get_verbosity(out) >= 40) {
-                const char *p2 = opf_slot_provider(opf_op, kt, 2, 1);
-                const char *p3 = opf_slot_provider(opf_op, kt, 3, 1);
-                opal_output_verbose(40, out, "op:opframe: %s %s -> opframe %s: 2-buffer %s, 3-buffer %s%s",
-                                    opf_op_name(OPF_OP_HANDLE_(opf_op)), name, opf_kernel_type_name(kt),
-                                    p2 ? p2 : "-", e->fn3 ? (p3 ? p3 : "-") : "(Open MPI)",
-                                    e->tiers2 ? " (size tiers)" : "");
+            if (opal_output_get_verbosity(out) >= 40) { /* each provider with its counts, as opframe_info says it */
+                char p2[256], p3[256];
+                if (opf_slot_tiers_text(opf_op, kt, OPF_MEM_HOST, 2, 0, p2, sizeof(p2)) != OPF_SUCCESS) strcpy(p2, "-");
+                if (e->fn3 == NULL) strcpy(p3, "(Open MPI)");
+                else if (opf_slot_tiers_text(opf_op, kt, OPF_MEM_HOST, 3, 0, p3, sizeof(p3)) != OPF_SUCCESS) strcpy(p3, "-");
+                opal_output_verbose(40, out, "op:opframe: %s %s -> opframe %s: 2-buffer %s, 3-buffer %s",
+                                    opf_op_name(OPF_OP_HANDLE_(opf_op)), name, opf_kernel_type_name(kt), p2, p3);
             }
         }
     }
@@ -655,7 +655,8 @@ static int mirror_params(const mca_base_component_t *c, int from, int to)
 }
 
 /* op_opframe_kernels_<op>: which opframe provider serves each Open MPI type
- * slot ("float=avx512 int32_t=alpha,tier>=1000 ..."), what build_table
+ * slot, each provider with the counts it serves (opf_slot_tiers_text:
+ * "float=base<32,avx512>=32 int32_t=alpha ..."), what build_table
  * installs; or why none. */
 static char *kernels_var[OMPI_OP_BASE_FORTRAN_OP_MAX];
 static char *kernels_text[OMPI_OP_BASE_FORTRAN_OP_MAX];
@@ -690,20 +691,15 @@ static char *describe_kernels(int op)
         const char *name;
         const int kt = slot_kernel_type(s, &size, &name);
         if (ompi_op_base_functions[op][s] == NULL || kt < 0 || opf_kernel_type_extent(kt) != (int)size) continue;
-        opf_slot_tier_t t[OPF_BRIDGE_MAX_TIERS];
-        int n = 0;
-        if (opf_slot_tiers(opf_op, kt, 2, t, OPF_BRIDGE_MAX_TIERS, &n) != OPF_SUCCESS || t[0].fn2 == NULL) continue;
+        char tiers[256];
+        if (opf_slot_tiers_text(opf_op, kt, OPF_MEM_HOST, 2, 0, tiers, sizeof(tiers)) != OPF_SUCCESS) continue;
         if (!bridge_base_kernels && provider_is_base(opf_op, kt, 2)) continue;
-        char item[160], lower[48];
+        char item[320], lower[48];
         size_t i = 0;
         for (; name[i] && i + 1 < sizeof(lower); ++i) lower[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] + 32 : name[i]);
         lower[i] = '\0';
-        snprintf(item, sizeof(item), "%s%s=%s", len ? " " : "", lower, t[0].provider);
+        snprintf(item, sizeof(item), "%s%s=%s", len ? " " : "", lower, tiers);
         append(&buf, &len, &cap, item);
-        for (int k = 1; k < n && k < OPF_BRIDGE_MAX_TIERS; ++k) {
-            snprintf(item, sizeof(item), ",%s>=%lld", t[k].provider, (long long)t[k].min_count);
-            append(&buf, &len, &cap, item);
-        }
     }
     return buf;
 }
@@ -717,7 +713,7 @@ static void register_kernel_vars(const mca_base_component_t *c)
         snprintf(name, sizeof(name), "kernels_%s", opf_op_name(OPF_OP_HANDLE_(opf_op)));
         for (char *p = name; *p; ++p) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
         snprintf(desc, sizeof(desc), "Read-only: for MPI_%s, the opframe provider serving each Open MPI type slot "
-                 "(slot=provider, then provider>=count for kernels that take over at large counts); slots not "
+                 "(slot=provider, or slot=provider<count,provider>=count where kernels take over at large counts); slots not "
                  "listed stay with Open MPI", opf_op_name(OPF_OP_HANDLE_(opf_op)));
         free(kernels_text[op]);
         kernels_text[op] = describe_kernels(op);

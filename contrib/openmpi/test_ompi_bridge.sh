@@ -194,6 +194,16 @@ if [ -n "$float_by" ] && [ "$float_by" != base ]; then
         fail "OMPI_MCA_op_opframe_op=^$float_by: SUM float still '$other_by'"
     fi
 fi
+# Every view names each provider with the counts it serves, in one text
+# (opf_slot_tiers_text): op_opframe_kernels_sum's float entry is opframe_info's.
+float_tiers=$(echo " $kernels_sum" | sed -n 's/.* float=\([^ ]*\).*/\1/p')
+info_tiers=$(HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components "$top_builddir/tools/opframe_info" \
+    --parsable --kernels --op SUM --type FLOAT 2>/dev/null | sed -n 's/^kernel:host:SUM:FLOAT:2buf://p')
+if [ -n "$float_tiers" ] && [ "$float_tiers" = "$info_tiers" ]; then
+    pass "  ... op_opframe_kernels_sum says float=$float_tiers, as opframe_info --kernels does"
+else
+    fail "op_opframe_kernels_sum says float='$float_tiers', opframe_info --kernels '$info_tiers'"
+fi
 mkdir -p "$scratch/empty-home/.openmpi/components"
 if HOME=$scratch/empty-home "$OMPI_INFO" 2>&1 | grep -q "MCA op: opframe"; then
     fail "ompi_info still lists opframe without the file"

@@ -133,12 +133,28 @@ int opf_component_set_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Prints "opframe: <component>: <message>" on stderr when op_base_verbose >= level. */
+/* Prints "opframe: <component>: <message>" on stderr when op_base_verbose >= level,
+ * from any hook or kernel, on any thread. It is a macro passing
+ * opf_component_log_at an address inside the calling component's file (an
+ * object each file including this header gets), by which the framework knows
+ * the component; the function of the same name guesses it from its return
+ * address, which a tail call from a kernel hides (binaries built before the
+ * macro). */
 void opf_component_log(int level, const char *fmt, ...)
 #ifdef __GNUC__
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void opf_component_log_at(const void *anchor, int level, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+#ifdef __GNUC__
+__attribute__((unused))
+#endif
+static const char opf_component_log_anchor_ = 0;
+#define opf_component_log(level, ...) opf_component_log_at(&opf_component_log_anchor_, (level), __VA_ARGS__)
 
 /* ---- parameters --------------------------------------------------------- */
 /* A parameter's declaration. The framework resolves its value from the
@@ -148,7 +164,15 @@ void opf_component_log(int level, const char *fmt, ...)
  *   DOUBLE -> double, STRING -> const char * (owned by the framework),
  *   ENUM -> int64_t (the index of the word in `values`),
  *   FLAGS -> int64_t (bitwise or of 1 << index of each word, "a,b")
- * `values` is a comma-separated word list for ENUM and FLAGS. */
+ * `values` is a comma-separated word list for ENUM and FLAGS.
+ * opf_param_register copies every string of the spec (name, default,
+ * description, values, synonyms): the spec may live on the stack. It keeps
+ * `storage`, which must stay valid while the component is loaded: a
+ * read-only parameter (OPF_PARAM_READ_ONLY, a counter) is read from it live
+ * each time its value is asked for (opf_param_get, opframe_info, MPI_T
+ * through the Open MPI bridge), so the component just updates its variable
+ * (atomically when kernels run on several threads); nothing is set from
+ * outside. */
 typedef struct opf_param_spec {
     const char *name;            /* full name: "op_<component>_<param>" */
     int type;                    /* OPF_PARAM_* */

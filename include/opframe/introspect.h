@@ -160,6 +160,17 @@ typedef struct opf_slot_tier {
  * exist, OPF_ERR_ARG for a bad nbuf, a NULL ntiers, or tiers NULL with max > 0. */
 int opf_slot_tiers(int op_id, int kernel_type, int nbuf, opf_slot_tier_t *tiers, int max, int *ntiers);
 
+/* Every provider of one half (nbuf 2 or 3; stream 1: the kernels the stream
+ * calls enqueue) of a slot of the selected table on a memory kind, each with
+ * the counts it serves, in ascending counts: "avx512" when one provider serves
+ * every count, "base<32,avx2>=32", "base<32,avx2>=32<1000,alpha>=1000";
+ * "none" where no kernel serves (a device kind's synchronous half, host
+ * memory's stream half). The text every listing shows (opframe_info --kernels,
+ * the Open MPI bridge's op_opframe_kernels_* variables). Truncated like
+ * snprintf. OPF_ERR_OP if the slot does not exist, OPF_ERR_ARG for a bad
+ * nbuf, memory kind or buffer. */
+int opf_slot_tiers_text(int op_id, int kernel_type, int memory_kind, int nbuf, int stream, char *buf, int len);
+
 #ifdef __cplusplus
 }
 #endif

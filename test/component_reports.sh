@@ -1,0 +1,86 @@
+#!/bin/sh
+# component_reports.sh — what a component writer reads about their component
+# (issue 24): each listing names every provider with the counts it serves
+# (--explain, --kernels, --parsable), a file that fails to load and a
+# component whose offers are all refused appear in the default listing, the
+# parsable one and --show-failed, --param for a component that did not load
+# says so and exits non-zero, a hidden symbol is told from a misspelled one,
+# and opf_component_log keeps the component's prefix in kernels and hooks on
+# any thread. About a second: a few opframe_info runs on test components.
+check_name=component_reports
+. "${srcdir:-.}/test/check_lib.sh"
+info="$top/tools/opframe_info"
+libs="$top/test/components"
+for c in alpha tier nosym spurn hidden chatty; do
+    [ -f "$libs/opf_op_$c.so" ] || { echo "component_reports: $libs/opf_op_$c.so is missing (make check builds it)"; exit 1; }
+done
+run() {   # run DIR ARGS...: opframe_info on DIR; $out its stdout, $rc its status
+    dir=$1
+    shift
+    out=$("$info" --mca mca_component_path "$dir" "$@" 2>"$scratch/stderr")
+    rc=$?
+}
+mkdir "$scratch/tier" "$scratch/broken" "$scratch/chatty"
+cp "$libs/opf_op_alpha.so" "$libs/opf_op_tier.so" "$scratch/tier/"
+cp "$libs/opf_op_alpha.so" "$libs/opf_op_nosym.so" "$libs/opf_op_spurn.so" "$libs/opf_op_hidden.so" "$scratch/broken/"
+cp "$libs/opf_op_chatty.so" "$scratch/chatty/"
+
+# ---- 1. the counts each provider serves ---------------------------------------------
+run "$scratch/tier" --explain sum int32_t
+check "explain: the tiered provider serves large counts" contains "$out" "
+  tier priority 90, counts >= 1000: SELECTED, serves counts >= 1000
+"
+check "explain: the all-sizes winner serves the small counts only" contains "$out" "
+  alpha priority 50: SELECTED, serves counts < 1000
+"
+check "explain: the base serves no count" contains "$out" "
+  base (default): serves no count"
+run "$scratch/tier" --mca op_tier_priority 40 --explain sum int32_t
+check "explain: a tier outranked at every count serves none" contains "$out" "
+  tier priority 40, counts >= 1000: outranked, serves no count"
+check "explain: ... and alpha every count" contains "$out" "alpha priority 50: SELECTED, serves every count"
+run "$scratch/tier" --kernels --op SUM --type INT32
+check "--kernels: each provider with its counts" sh -c 'echo "$1" | grep -Eq "^INT32 +alpha<1000,tier>=1000 *\$"' - "$out"
+run "$scratch/tier" --parsable --kernels --op SUM --type INT32
+check "--parsable --kernels: the same text" contains "$out" "kernel:host:SUM:INT32:2buf:alpha<1000,tier>=1000"
+run "$scratch/tier" --mca op_tier_min_count 10 --mca op_tier_priority 40 --mca op_alpha_priority 30 --kernels --op SUM --type INT32
+check "--kernels: a tier from count 10" sh -c 'echo "$1" | grep -Eq "^INT32 +alpha<10,tier>=10 *\$"' - "$out"
+
+# ---- 2. failures on stdout, in the parsable form, and in the exit status ----------------
+run "$scratch/broken"
+check "listing: a file that failed to load" contains "$out" \
+    "MCA op: nosym (file $scratch/broken/opf_op_nosym.so) failed: missing symbol opf_op_nosym_component"
+check "listing: a component whose offers were all refused is not available" contains "$out" \
+    "MCA op: spurn (MCA v2, API v2, Component v1.0.0) failed: every offer was refused (1 offer refused, the first: SUM: struct_size 0"
+check "listing: alpha is available" contains "$out" "MCA op: alpha (MCA v2, API v2, Component v1.0.0) available"
+run "$scratch/broken" --parsable
+check "--parsable: the failed file's status" contains "$out" "mca:op:nosym:status:failed: missing symbol opf_op_nosym_component"
+check "--parsable: the refused component's status" contains "$out" "mca:op:spurn:status:failed: every offer was refused"
+run "$scratch/broken" --show-failed
+check "--show-failed: the component whose offers were refused" contains "$out" "failed: $scratch/broken/opf_op_spurn.so (component spurn)"
+run "$scratch/broken" --param op nosym
+check "--param op nosym: non-zero exit" test "$rc" -ne 0
+check "--param op nosym: says it did not load, and why" contains "$out" "MCA op nosym: no parameters: the component is not loaded, failed: $scratch/broken/opf_op_nosym.so: missing symbol"
+run "$scratch/broken" --param op nosuch
+check "--param op nosuch: non-zero exit" test "$rc" -ne 0
+check "--param op nosuch: not found" contains "$out" "nosuch: no parameters: the component is not found on mca_component_path"
+run "$scratch/broken" --param op alpha
+check "--param op alpha: exit 0" test "$rc" -eq 0
+check "--param op alpha: its parameters" contains "$out" "op_alpha_priority"
+
+# ---- 3. a hidden symbol is not a misspelled one --------------------------------------------
+run "$scratch/broken" --show-failed
+check "hidden: says it is not exported and how to export it" contains "$out" \
+    "symbol opf_op_hidden_component is defined but not exported (hidden visibility, as -fvisibility=hidden makes it): declare it with OPF_COMPONENT_DECLARE(hidden), which exports it"
+check "nosym: still a missing symbol" contains "$out" "missing symbol opf_op_nosym_component"
+
+# ---- 4. opf_component_log's prefix in kernels and hooks, on every thread -----------------
+out=$(OPF_MCA_mca_component_path="$scratch/chatty" OPF_MCA_op_base_verbose=1 "$top/test/component_log" 2>&1)
+rc=$?
+check "component_log ran" test "$rc" -eq 0
+lines=$(echo "$out" | grep -E '(kernel|hook) ')
+check "component_log: chatty logged from kernels and hooks" test "$(echo "$lines" | grep -c 'kernel sum_int32_[23] ran')" -eq 4
+check "component_log: module_enable logged" contains "$lines" "hook module_enable"
+check "component_log: every line keeps the prefix" sh -c '! echo "$1" | grep -v "^opframe: chatty: "' - "$lines"
+[ $failures -eq 0 ] || echo "$out" | sed 's/^/    | /'
+summary
