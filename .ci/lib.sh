@@ -23,7 +23,7 @@ ci_copy_tree() { (cd "$CI_ROOT" && git ls-files -z | xargs -0 cp --parents -t "$
 ci_install_packages() {
     local packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config
         libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind
-        clang libclang-rt-14-dev"
+        clang libclang-rt-14-dev python3"
     local p missing=""
     for p in $packages; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -31,4 +31,43 @@ ci_install_packages() {
     [ -z "$missing" ] && return 0
     echo "ci: installing$missing"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# ---- what later steps fetch from the network, fetched beside the first ones ----
+# .ci/run starts ci_prepare in the background after ci_install_packages: the
+# aarch64 cross tool chain (step 80) and the Debian 13 root (step 70) are
+# downloads and unpacking, mostly waiting, so they overlap steps 10-30's
+# compiling. A step that needs them calls ci_wait_prepared first (the root is
+# also guarded by debian13.sh's own lock).
+ci_install_aarch64_packages() {
+    local p missing=""
+    dpkg --print-foreign-architectures | grep -qx arm64 || {
+        echo "ci: dpkg --add-architecture arm64"
+        dpkg --add-architecture arm64 && apt-get update -qq
+    }
+    for p in g++-aarch64-linux-gnu qemu-user-static file libltdl-dev:arm64 libhwloc-dev:arm64; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    [ -z "$missing" ] && return 0
+    echo "ci: installing$missing"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+ci_install_debootstrap() {
+    command -v debootstrap >/dev/null && return 0
+    echo "ci: installing debootstrap"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+}
+ci_prepare() {   # in the background; writes $CI_PREPARED.log, then $CI_PREPARED
+    {
+        start=$(date +%s)
+        ci_install_aarch64_packages && echo "ci prepare: aarch64 tool chain ready"
+        ci_install_debootstrap && nice bash "$CI_ROOT/contrib/openmpi/debian13.sh" --prepare
+        echo "ci prepare: done in $(( $(date +%s) - start )) s"
+    } >"$CI_PREPARED.log" 2>&1
+    touch "$CI_PREPARED"
+}
+ci_wait_prepared() {
+    [ -n "${CI_PREPARED:-}" ] || return 0   # a step run by hand prepares for itself
+    while [ ! -f "$CI_PREPARED" ]; do sleep 5; done
+    cat "$CI_PREPARED.log"
 }

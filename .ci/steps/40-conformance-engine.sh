@@ -1,8 +1,9 @@
 # The conformance engine beyond `make check`: its self-test (it must catch a
 # wrong result, stray writes into guards and padding, and faults against
 # PROT_NONE pages), and the same checks on OpenCL buffers (PoCL), ~1 min.
-# (make check runs the default run over every provider and ISA level; the
-# --slow run, more than 9 min on 2 cores, is for hand runs: CI's time.)
+# (make check runs the engine's quick form over every provider, step 15 its
+# deep form at every ISA level; the --slow run, more than 9 min on 2 cores,
+# is for hand runs.)
 . "$CI_ROOT/.ci/lib.sh"
 ci_install_packages
 cd "$CI_ROOT"

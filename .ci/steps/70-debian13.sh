@@ -1,12 +1,11 @@
 # Debian 13 (trixie: Open MPI 5.0.x, GCC 14): the whole tree built and
-# `make check`ed in a debootstrap chroot, the Open MPI bridge's test against
-# 5.0 included (contrib/openmpi/debian13.sh). Budget: ~12 min on 2 cores when
-# the day's root must be made (debootstrap + apt: ~2-5 min), less after.
+# `make check`ed (quick form) in a debootstrap chroot, then the Open MPI
+# bridge's test against 5.0 in its deep form (contrib/openmpi/debian13.sh).
+# The root is made by ci_prepare beside the earlier steps (debootstrap + apt:
+# ~2-5 min), or was made earlier the same day.
 . "$CI_ROOT/.ci/lib.sh"
-if ! command -v debootstrap >/dev/null; then
-    echo "ci: installing debootstrap"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-fi
+ci_wait_prepared
+ci_install_debootstrap
 out=$(mktemp -d)
 bash "$CI_ROOT/contrib/openmpi/debian13.sh" --out "$out"; rc=$?
 if [ $rc = 77 ]; then
@@ -14,6 +13,6 @@ if [ $rc = 77 ]; then
     ci_report 0 1
     exit 1
 fi
-ci_report_automake "$out/test-suite.log"
-[ -f "$out/test-suite.log" ] && grep -E '^(FAIL|ERROR):' "$out/test-suite.log" | head -20
+ci_report_automake "$out/test-suite.log" "$out/bridge-deep.log"
+for log in "$out/test-suite.log" "$out/bridge-deep.log"; do [ -f "$log" ] && grep -E "^(FAIL|ERROR):" "$log" | head -20; done
 exit $rc

@@ -5,20 +5,8 @@
 # max,sve<N>=on for N = 128..2048. Budget: about 12 minutes on 2 cores.
 . "$CI_ROOT/.ci/lib.sh"
 
-aarch64_install_packages() {
-    local p missing=""
-    dpkg --print-foreign-architectures | grep -qx arm64 || {
-        echo "ci: dpkg --add-architecture arm64"
-        dpkg --add-architecture arm64 && apt-get update -qq
-    }
-    for p in g++-aarch64-linux-gnu qemu-user-static file libltdl-dev:arm64 libhwloc-dev:arm64; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    echo "ci: installing$missing"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-}
-aarch64_install_packages || { echo "ci: could not install the aarch64 tool chain"; ci_report 0 1; exit 1; }
+ci_wait_prepared
+ci_install_aarch64_packages || { echo "ci: could not install the aarch64 tool chain"; ci_report 0 1; exit 1; }
 
 export OPF_AARCH64_BUILD
 OPF_AARCH64_BUILD=$(mktemp -d)

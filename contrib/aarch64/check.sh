@@ -95,13 +95,14 @@ run() {
         OPF_MCA_mca_component_path="$build/obj/components/aarch64" $run_env qemu-aarch64-static "$@"
 }
 
-# harness NAME [ARG...]: the conformance harness (seed, --quick from the
-# environment), its per-provider lines, and its counts added to the total.
+# harness NAME [ARG...]: the conformance harness (seed and --quick from the
+# environment, else its deep form), its per-provider lines, and its counts
+# added to the total.
 harness() {
     name=$1
     shift
     log=$build/obj/conformance-$name.log
-    [ "${OPF_QUICK:-0}" = 1 ] || [ "$quick" = 1 ] && set -- "$@" --quick
+    if [ "${OPF_QUICK:-0}" = 1 ] || [ "$quick" = 1 ]; then set -- "$@" --quick; else set -- "$@" --deep; fi
     start=$(date +%s)
     if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
     grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
