@@ -27,8 +27,9 @@ cp "$libs/opf_op_chatty.so" "$scratch/chatty/"
 
 # ---- 1. the counts each provider serves ---------------------------------------------
 run "$scratch/tier" --explain sum int32_t
-check "explain: the tiered provider serves large counts" contains "$out" "
-  tier priority 90, counts >= 1000: SELECTED, serves counts >= 1000
+check "explain: the tiered provider serves large counts, each of its tiers its own" contains "$out" "
+  tier priority 90, counts >= 64000: SELECTED, serves counts >= 64000
+  tier priority 90, counts >= 1000: SELECTED, serves counts 1000 to 63999
 "
 check "explain: the all-sizes winner serves the small counts only" contains "$out" "
   alpha priority 50: SELECTED, serves counts < 1000
