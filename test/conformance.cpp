@@ -70,6 +70,7 @@ struct Provider {
 struct Options {
     engine::Options e;
     bool native_only = false, self_test = false;
+    std::string backend = "host";   // where the datatype level's buffers live: host, opencl
     int max_failures = 30;
     std::vector<std::string> providers;
 };
@@ -1014,6 +1015,8 @@ void usage(const char* argv0)
                 "  --provider NAME   a provider (\"base\", a component) or \"selected\" for the selected\n"
                 "                    table; repeatable (default: base, selected, every available component)\n"
                 "  --native          the native ISA level only (no op_base_isa_mask levels)\n"
+                "  --backend B       host (default: every level), or opencl: the datatype level on\n"
+                "                    cl_mem buffers of the first OpenCL device (exit 77 without one)\n"
                 "  --max-failures N  failures shown in detail (default 30)\n"
                 "  --self-test       show that the engine catches wrong results, stray writes and faults\n",
                 argv0, engine::Options::help());
@@ -1029,6 +1032,9 @@ bool parse_args(int argc, char** argv, Options& opt)
             opt.providers.push_back(argv[++i]);
         } else if (arg == "--max-failures" && i + 1 < argc) {
             opt.max_failures = std::atoi(argv[++i]);
+        } else if (arg == "--backend" && i + 1 < argc && (std::string(argv[i + 1]) == "host" ||
+                                                           std::string(argv[i + 1]) == "opencl")) {
+            opt.backend = argv[++i];
         } else if (arg == "--native") {
             opt.native_only = true;
         } else if (arg == "--self-test") {
@@ -1058,6 +1064,7 @@ int main(int argc, char** argv)
         std::printf("opf_init failed: %d\n", rc);
         return 1;
     }
+    if (h.opt.backend == "opencl") {
 #ifdef CONF_OPENCL
     // The datatype level on cl_mem buffers of the first OpenCL device.
     std::unique_ptr<engine::OpenClBackend> cl = engine::OpenClBackend::open();
@@ -1080,7 +1087,12 @@ int main(int argc, char** argv)
     cl.reset();   // its context and queue go before opf_finalize
     opf_finalize();
     return cl_failed ? 1 : 0;
+#else
+    std::printf("conformance: built without an OpenCL loader: --backend opencl skipped\n");
+    opf_finalize();
+    return 77;
 #endif
+    }
     if (h.opt.self_test) {
         const int rc = run_self_test(h);
         opf_finalize();

@@ -26,12 +26,7 @@ run() {   # run NAME COMMAND...: one count, with the command's last lines
     esac
 }
 run self-test test/conformance --self-test
-if grep -q '^[a-z_0-9]* = test/conformance_opencl' Makefile; then   # configure found the OpenCL loader
-    make -j"$(nproc)" test/conformance_opencl >/dev/null &&
-        run opencl env OPF_MCA_mca_component_path=components/opencl test/conformance_opencl
-else
-    echo "== opencl: not built (no OpenCL loader): skipped"
-fi
+run opencl env OPF_MCA_mca_component_path=components/opencl test/conformance --backend opencl
 rm -f "/tmp/ci-engine-$$.log"
 ci_report "$passed" "$failed"
 [ "$failed" -eq 0 ]
