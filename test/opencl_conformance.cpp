@@ -15,12 +15,15 @@
 // wait-list mismatch, buffer of another context), the wait list honoured,
 // and opf_cl_release_context.
 //
-// Usage: opencl_conformance [--seed N] [--quick] [--out-of-order] [-v]. Exit 77 (skip) when
-// there is no OpenCL device; the component must be on mca_component_path.
+// Usage: opencl_conformance [engine options: --seed N, --quick/--deep, --function PAT, -v]
+// [--out-of-order]. Exit 77 (skip) when there is no OpenCL device (the engine's
+// OpenClDevice opens it); the component must be on mca_component_path.
 #define CL_TARGET_OPENCL_VERSION 300
 #include <opframe/introspect.h>
 #include <opframe/opencl.h>
 #include <opframe/opframe.h>
+
+#include "test/engine/opencl_backend.h"
 
 #include <chrono>
 #include <cinttypes>
@@ -34,18 +37,7 @@
 
 namespace {
 
-// ---- reproducible randomness --------------------------------------------------------
-struct Rng {
-    uint64_t s;
-    uint64_t next()
-    {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-    uint64_t below(uint64_t n) { return next() % n; }
-};
+using engine::Rng;   // the engine's seeded randomness
 
 // ---- element layouts: the fields that are values ---------------------------------------
 enum class F { I8, I16, I32, I64, I128, F16, BF16, F32, F64, X87, F128 };
@@ -194,8 +186,8 @@ struct Harness {
     cl_device_id dev = nullptr;
     cl_command_queue q = nullptr;
     bool svm = false;
-    uint64_t seed = 0;
-    bool verbose = false, quick = false, out_of_order = false;
+    engine::Options opt;   // --seed, --quick / --deep, --function, -v: the engine's options
+    bool out_of_order = false;
     long checks = 0, failed = 0, slots = 0, skipped = 0, svm_checks = 0;
     std::string skipped_list;
 };
@@ -205,7 +197,7 @@ bool expect(Harness &h, bool ok, const std::string &what)
     ++h.checks;
     if (!ok) {
         ++h.failed;
-        if (h.failed <= 50) std::printf("FAIL %s (seed=%" PRIu64 ")\n", what.c_str(), h.seed);
+        if (h.failed <= 50) std::printf("FAIL %s (seed=%" PRIu64 ")\n", what.c_str(), h.opt.seed);
     }
     return ok;
 }
@@ -378,7 +370,7 @@ void run_errors(Harness &h)
     auto rc_is = [&](int rc, int want, const char *what) {
         expect(h, rc == want, std::string("refusal: ") + what + ": rc " + std::to_string(rc) + ", expected " +
                                   std::to_string(want) + " (" + opf_cl_last_error() + ")");
-        if (h.verbose && rc != OPF_SUCCESS) std::printf("  %s -> %s\n", what, opf_cl_last_error());
+        if (h.opt.verbose && rc != OPF_SUCCESS) std::printf("  %s -> %s\n", what, opf_cl_last_error());
     };
     rc_is(opf_cl_reduce_local(a, 0, b, 0, 10, OPF_FLOAT, OPF_SUM, nullptr, 0, nullptr, nullptr), OPF_ERR_ARG, "NULL queue");
     rc_is(opf_cl_reduce_local(a, 0, b, 4080, 10, OPF_FLOAT, OPF_SUM, h.q, 0, nullptr, nullptr), OPF_ERR_BUFFER,
@@ -493,39 +485,28 @@ opf_datatype_t type_of(int op, int kt)
 int main(int argc, char **argv)
 {
     Harness h;
-    bool seeded = false;
     for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--seed" && i + 1 < argc) { h.seed = std::strtoull(argv[++i], nullptr, 0); seeded = true; }
-        else if (arg == "--quick") h.quick = true;
-        else if (arg == "--out-of-order") h.out_of_order = true;
-        else if (arg == "-v") h.verbose = true;
-        else { std::printf("usage: %s [--seed N] [--quick] [--out-of-order] [-v]\n", argv[0]); return 2; }
+        if (h.opt.parse(argc, argv, i)) continue;
+        if (std::string(argv[i]) == "--out-of-order") {
+            h.out_of_order = true;
+            continue;
+        }
+        std::printf("usage: %s [options] [--out-of-order]\n%s", argv[0], engine::Options::help());
+        return 2;
     }
-    if (!seeded) h.seed = std::random_device{}() ^ uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::printf("seed=%" PRIu64 "\n", h.seed);
+    h.opt.finish();
+    std::printf("seed=%" PRIu64 " depth=%s\n", h.opt.seed, engine::depth_name(h.opt.depth));
 
-    cl_platform_id platform;
-    cl_uint np = 0;
-    if (clGetPlatformIDs(1, &platform, &np) != CL_SUCCESS || np == 0) {
-        std::printf("opencl_conformance: no OpenCL platform: skipped\n");
-        return 77;
-    }
-    cl_int err = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &h.dev, nullptr);
-    if (err != CL_SUCCESS) {
+    std::optional<engine::OpenClDevice> device = engine::OpenClDevice::open_first(h.out_of_order);
+    if (!device) {
         std::printf("opencl_conformance: no OpenCL device: skipped\n");
         return 77;
     }
-    char name[256] = "";
-    clGetDeviceInfo(h.dev, CL_DEVICE_NAME, sizeof name, name, nullptr);
-    cl_device_svm_capabilities svm = 0;
-    clGetDeviceInfo(h.dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr);
-    h.svm = svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
-    h.ctx = clCreateContext(nullptr, 1, &h.dev, nullptr, nullptr, &err);
-    CL_OK(err);
-    const cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
-    h.q = clCreateCommandQueueWithProperties(h.ctx, h.dev, h.out_of_order ? ooo : nullptr, &err);
-    CL_OK(err);
+    h.dev = device->id;
+    h.ctx = device->context;
+    h.q = device->queue;
+    h.svm = device->fine_svm;
+    const char *name = device->name;
     std::printf("device: %s (fine-grained SVM: %s), %s queue\n", name, h.svm ? "yes" : "no",
                 h.out_of_order ? "out-of-order" : "in-order");
 
@@ -540,10 +521,12 @@ int main(int argc, char **argv)
     }
 
     std::vector<size_t> lengths = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 1000, 4099};
-    if (h.quick) lengths = {0, 1, 3, 17, 65, 1000};
+    if (h.opt.quick()) lengths = {0, 1, 3, 17, 65, 1000};
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-            if (!opf_slot_exists(op, kt)) continue;
+            if (!opf_slot_exists(op, kt) ||
+                !h.opt.selected("opencl", opf_op_name(OPF_OP_HANDLE_(op)), opf_kernel_type_name(kt)))
+                continue;
             Slot s{op, kt, type_of(op, kt), nullptr, nullptr, opf_kernel_type_extent(kt), fields(kt), 1};
             opf_slot_kernels(op, kt, "base", 1, &s.ref2, &s.ref3);
             for (const Field &f : s.fields) s.align = std::max(s.align, std::min(field_size(f.kind), 8));
@@ -551,20 +534,20 @@ int main(int argc, char **argv)
                 kt == OPF_KT_C_LONG_DOUBLE_COMPLEX || kt == OPF_KT_LONG_DOUBLE_INT)
                 s.align = 16;
             if (s.type == OPF_DATATYPE_NULL || !s.ref2 || !s.ref3) {
-                if (h.verbose) std::printf("  skip %s %s: no datatype of this kernel type takes the op\n",
+                if (h.opt.verbose) std::printf("  skip %s %s: no datatype of this kernel type takes the op\n",
                                            opf_op_name(OPF_OP_HANDLE_(op)), opf_kernel_type_name(kt));
                 continue;
             }
             opf_cl_supported(h.q, OPF_OP_HANDLE_(op), s.type, &sup);
             if (!sup) {
                 ++h.skipped;
-                if (h.verbose) std::printf("  skip %s %s: %s\n", opf_op_name(OPF_OP_HANDLE_(op)), opf_kernel_type_name(kt),
+                if (h.opt.verbose) std::printf("  skip %s %s: %s\n", opf_op_name(OPF_OP_HANDLE_(op)), opf_kernel_type_name(kt),
                                            opf_cl_last_error());
                 continue;
             }
             ++h.slots;
             const long failed_before = h.failed, checks_before = h.checks;
-            Rng r{h.seed ^ (uint64_t(op) * 0x9e3779b97f4a7c15ULL) ^ (uint64_t(kt) * 0xc2b2ae3d27d4eb4fULL)};
+            Rng r{h.opt.seed ^ (uint64_t(op) * 0x9e3779b97f4a7c15ULL) ^ (uint64_t(kt) * 0xc2b2ae3d27d4eb4fULL)};
             const size_t offsets[3] = {0, size_t(s.ext), size_t(3 * s.align)};
             for (size_t li = 0; li < lengths.size(); ++li)
                 for (int mode = 0; mode < 6; ++mode) {
@@ -572,7 +555,7 @@ int main(int argc, char **argv)
                     run_clmem(h, s, lengths[li], mode, off, (li + mode) % 2 == 1, r);
                     if (h.svm && (li % 3 == 0 || lengths[li] >= 1000)) run_svm(h, s, lengths[li], mode, r);
                 }
-            if (h.verbose)
+            if (h.opt.verbose)
                 std::printf("  %-8s %-22s %5ld checks %s\n", opf_op_name(OPF_OP_HANDLE_(op)), opf_kernel_type_name(kt),
                             h.checks - checks_before, h.failed > failed_before ? "FAILED" : "ok");
         }

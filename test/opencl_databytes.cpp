@@ -13,7 +13,7 @@
 //               guarded tail, and on buffers ending exactly at the true end
 //               (which must be accepted), every op incl. REPLACE and NO_OP;
 //   SVM:        the same on fine-grained SVM, where the device has it.
-// Usage: opencl_databytes [--seed N] [-v]. Exit 77 when there is no OpenCL
+// Usage: opencl_databytes [engine options: --seed N, -v]. Exit 77 when there is no OpenCL
 // device. The component must be on mca_component_path (test/opencl_databytes.sh).
 #define CL_TARGET_OPENCL_VERSION 300
 #include <opframe/introspect.h>
@@ -33,6 +33,7 @@
 
 #include "base/compare.h"
 #include "base/type_list.h"
+#include "test/engine/opencl_backend.h"
 
 namespace {
 
@@ -42,16 +43,7 @@ int failures = 0;
 long long checks = 0;
 bool verbose = false;
 
-struct Rng {
-    uint64_t s;
-    uint64_t next()
-    {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    }
-};
+using engine::Rng;   // the engine's seeded randomness
 
 // ---- per kernel type, from the base's type list ----------------------------------
 struct TypeFacts {
@@ -186,35 +178,7 @@ int host_path(uint64_t seed)
 }
 
 // ---- device paths --------------------------------------------------------------------
-struct Device {
-    cl_context ctx = nullptr;
-    cl_command_queue q = nullptr;
-    bool fine_svm = false;
-    bool open()
-    {
-        cl_uint np = 0;
-        cl_platform_id platforms[8];
-        if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS || np == 0) return false;
-        for (cl_uint p = 0; p < np && np <= 8; ++p) {
-            cl_device_id dev;
-            cl_uint nd = 0;
-            if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &dev, &nd) != CL_SUCCESS || nd == 0) continue;
-            cl_int err = CL_SUCCESS;
-            ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
-            if (!ctx) continue;
-            q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &err);
-            if (!q) continue;
-            cl_device_svm_capabilities svm = 0;
-            if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr) == CL_SUCCESS)
-                fine_svm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
-            char name[256] = "";
-            clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, nullptr);
-            std::printf("device: %s (fine-grained SVM: %s)\n", name, fine_svm ? "yes" : "no");
-            return true;
-        }
-        return false;
-    }
-};
+using Device = engine::OpenClDevice;
 
 // A predefined datatype of kernel type kt on which op is defined.
 opf_datatype_t type_of(int op, int kt)
@@ -242,25 +206,25 @@ bool device_call(Device &d, const char *path, int op, int kt, int nbuf, std::siz
     if (svm) {
         void *p[3];
         for (int i = 0; i < 3; ++i) {
-            p[i] = clSVMAlloc(d.ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, a.size(), 0);
+            p[i] = clSVMAlloc(d.context, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, a.size(), 0);
             std::memcpy(p[i], (i == 0 ? a : i == 1 ? b : o).data(), a.size());
         }
-        rc = nbuf == 2 ? opf_cl_reduce_local_svm(p[0], p[1], opf_count_t(n), type, OPF_OP_HANDLE_(op), d.q, 0, nullptr, nullptr)
-                       : opf_cl_reduce_local3_svm(p[0], p[1], p[2], opf_count_t(n), type, OPF_OP_HANDLE_(op), d.q, 0,
+        rc = nbuf == 2 ? opf_cl_reduce_local_svm(p[0], p[1], opf_count_t(n), type, OPF_OP_HANDLE_(op), d.queue, 0, nullptr, nullptr)
+                       : opf_cl_reduce_local3_svm(p[0], p[1], p[2], opf_count_t(n), type, OPF_OP_HANDLE_(op), d.queue, 0,
                                                   nullptr, nullptr);
         std::memcpy(got.data(), p[nbuf - 1], a.size());
-        for (void *q : p) clSVMFree(d.ctx, q);
+        for (void *q : p) clSVMFree(d.context, q);
     } else {
         cl_mem m[3];
         cl_int err = CL_SUCCESS;
         for (int i = 0; i < 3; ++i)
-            m[i] = clCreateBuffer(d.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, len,
+            m[i] = clCreateBuffer(d.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, len,
                                   const_cast<unsigned char *>((i == 0 ? a : i == 1 ? b : o).data()), &err);
-        rc = nbuf == 2 ? opf_cl_reduce_local(m[0], 0, m[1], 0, opf_count_t(n), type, OPF_OP_HANDLE_(op), d.q, 0, nullptr, nullptr)
-                       : opf_cl_reduce_local3(m[0], 0, m[1], 0, m[2], 0, opf_count_t(n), type, OPF_OP_HANDLE_(op), d.q, 0,
+        rc = nbuf == 2 ? opf_cl_reduce_local(m[0], 0, m[1], 0, opf_count_t(n), type, OPF_OP_HANDLE_(op), d.queue, 0, nullptr, nullptr)
+                       : opf_cl_reduce_local3(m[0], 0, m[1], 0, m[2], 0, opf_count_t(n), type, OPF_OP_HANDLE_(op), d.queue, 0,
                                               nullptr, nullptr);
         got = dst_before;   // the tail of an exact buffer is not on the device
-        clEnqueueReadBuffer(d.q, m[nbuf - 1], CL_TRUE, 0, len, got.data(), 0, nullptr, nullptr);
+        clEnqueueReadBuffer(d.queue, m[nbuf - 1], CL_TRUE, 0, len, got.data(), 0, nullptr, nullptr);
         for (cl_mem x : m) clReleaseMemObject(x);
     }
     if (rc == OPF_ERR_OP) {   // not on this device (no fp64, ...)
@@ -301,22 +265,23 @@ int device_path(Device &d, uint64_t seed, bool svm)
 
 int main(int argc, char **argv)
 {
-    uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
-        if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
-        else if (arg == "-v") verbose = true;
-        else {
-            std::fprintf(stderr, "usage: %s [--seed N] [-v]\n", argv[0]);
+    engine::Options opt;   // --seed, -v (and the other engine options)
+    for (int i = 1; i < argc; ++i)
+        if (!opt.parse(argc, argv, i)) {
+            std::fprintf(stderr, "usage: %s [options]\n%s", argv[0], engine::Options::help());
             return 2;
         }
-    }
+    opt.finish();
+    const uint64_t seed = opt.seed;
+    verbose = opt.verbose;
     std::printf("seed=%" PRIu64 "\n", seed);
-    Device d;
-    if (!d.open()) {
+    std::optional<Device> device = Device::open_first();
+    if (!device) {
         std::printf("opencl_databytes: no OpenCL device: skipped\n");
         return 77;
     }
+    Device &d = *device;
+    std::printf("device: %s (fine-grained SVM: %s)\n", d.name, d.fine_svm ? "yes" : "no");
     // Host memory first: the component then serves host memory (one module
     // per op), so device memory comes after a restart without the setting.
     setenv("OPF_MCA_op_opencl_host_min_count", "1", 1);
@@ -338,9 +303,7 @@ int main(int argc, char **argv)
     if (mem == 0) fail("cl_mem path: no slot ran");
     if (d.fine_svm) std::printf("svm path: %d slots\n", device_path(d, seed, true));
     std::printf("opencl_databytes: %lld checks, %d failed (rerun with --seed %" PRIu64 ")\n", checks, failures, seed);
-    opf_cl_release_context(d.ctx);
+    d.release();
     opf_finalize();
-    clReleaseCommandQueue(d.q);
-    clReleaseContext(d.ctx);
     return failures ? 1 : 0;
 }

@@ -11,34 +11,70 @@
 #include <opframe/opencl.h>
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
+#include <optional>
 
 #include "test/engine/engine.h"
 
 namespace engine {
+
+// The first OpenCL device of any platform, with a context and a queue:
+// what every OpenCL test opens (the engine's backend, opencl_conformance,
+// opencl_databytes), one definition. Released by release().
+struct OpenClDevice {
+    cl_device_id id = nullptr;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    char name[256] = "";
+    bool fine_svm = false;   // fine-grained SVM buffers
+
+    static std::optional<OpenClDevice> open_first(bool out_of_order = false)
+    {
+        cl_uint np = 0;
+        cl_platform_id platforms[8];
+        if (clGetPlatformIDs(8, platforms, &np) != CL_SUCCESS || np == 0) return std::nullopt;
+        const cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+        for (cl_uint p = 0; p < np && p < 8; ++p) {
+            OpenClDevice d;
+            cl_uint nd = 0;
+            if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &d.id, &nd) != CL_SUCCESS || nd == 0) continue;
+            cl_int err = CL_SUCCESS;
+            d.context = clCreateContext(nullptr, 1, &d.id, nullptr, nullptr, &err);
+            if (err != CL_SUCCESS) continue;
+            d.queue = clCreateCommandQueueWithProperties(d.context, d.id, out_of_order ? ooo : nullptr, &err);
+            if (err != CL_SUCCESS) {
+                clReleaseContext(d.context);
+                continue;
+            }
+            clGetDeviceInfo(d.id, CL_DEVICE_NAME, sizeof d.name, d.name, nullptr);
+            cl_device_svm_capabilities svm = 0;
+            if (clGetDeviceInfo(d.id, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, nullptr) == CL_SUCCESS)
+                d.fine_svm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+            return d;
+        }
+        return std::nullopt;
+    }
+    // opframe's programs for the context first (opf_cl_release_context), then the queue and context.
+    void release()
+    {
+        opf_cl_release_context(context);
+        clReleaseCommandQueue(queue);
+        clReleaseContext(context);
+    }
+};
 
 class OpenClBackend {
 public:
     // nullptr when there is no OpenCL platform or device.
     static std::unique_ptr<OpenClBackend> open()
     {
-        cl_platform_id platform;
-        cl_uint np = 0;
-        cl_device_id dev;
-        if (clGetPlatformIDs(1, &platform, &np) != CL_SUCCESS || np == 0) return nullptr;
-        if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &dev, nullptr) != CL_SUCCESS) return nullptr;
-        cl_int err = CL_SUCCESS;
-        cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
-        if (err != CL_SUCCESS) return nullptr;
-        cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, nullptr, &err);
-        if (err != CL_SUCCESS) {
-            clReleaseContext(ctx);
-            return nullptr;
-        }
+        std::optional<OpenClDevice> d = OpenClDevice::open_first();
+        if (!d) return nullptr;
         auto b = std::unique_ptr<OpenClBackend>(new OpenClBackend);
-        b->ctx_ = ctx;
-        b->queue_ = q;
-        clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof b->device_, b->device_, nullptr);
+        b->ctx_ = d->context;
+        b->queue_ = d->queue;
+        std::memcpy(b->device_, d->name, sizeof b->device_);
         return b;
     }
     ~OpenClBackend()
