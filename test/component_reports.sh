@@ -59,6 +59,7 @@ check "--parsable: the failed file's status" contains "$out" "mca:op:nosym:statu
 check "--parsable: the refused component's status" contains "$out" "mca:op:spurn:status:failed: every offer was refused"
 run "$scratch/broken" --show-failed
 check "--show-failed: the component whose offers were refused" contains "$out" "failed: $scratch/broken/opf_op_spurn.so (component spurn)"
+check "--show-failed: exit status 1 when something failed" test "$rc" -eq 1
 run "$scratch/broken" --param op nosym
 check "--param op nosym: non-zero exit" test "$rc" -ne 0
 check "--param op nosym: says it did not load, and why" contains "$out" "MCA op nosym: no parameters: the component is not loaded, failed: $scratch/broken/opf_op_nosym.so: missing symbol"

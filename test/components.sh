@@ -192,7 +192,7 @@ done
 expect_grep "load errors are warned about" "$o.broken.err" 'opf_op_garbage\.so skipped'
 
 run_info "$broken_path" "$o.failed" --show-failed
-expect_rc "opframe_info --show-failed" "$info_rc" 0
+expect_rc "opframe_info --show-failed: status 1 when a file failed" "$info_rc" 1
 for f in abi abiv1 nosym mismatch fw needdep garbage; do
     expect_grep "--show-failed lists opf_op_$f.so" "$o.failed" "^failed: $T/broken/opf_op_$f\\.so\$"
 done
@@ -205,6 +205,7 @@ expect_grep "--show-failed: duplicate reason" "$o.failed" '^ +duplicate componen
 expect_grep "--show-failed: dependency reason" "$o.failed" '^ +cannot load: .*libopfdep'
 expect_no_grep "--show-failed: not the disqualified one" "$o.failed" 'refuse|empty'
 run_info "$T/good" "$o.nofailed" --show-failed
+expect_rc "opframe_info --show-failed: status 0 when nothing failed" "$info_rc" 0
 expect_grep "--show-failed with nothing failed" "$o.nofailed" '^no component failed to load or to serve$'
 
 run_info "$T/good" "$o.kernels" --kernels --op SUM
@@ -426,7 +427,7 @@ fi
 limit=$(command -v timeout >/dev/null 2>&1 && echo "timeout 30" || true)
 if OPF_MCA_mca_component_path="$T/special" $limit "$info" --show-failed --kernels --op SUM --type INT32 \
     >"$o.special" 2>"$o.special.err"; then info_rc=0; else info_rc=$?; fi
-expect_rc "opframe_info on a directory with a FIFO (124: it hung)" "$info_rc" 0
+expect_rc "opframe_info on a directory with a FIFO (124: it hung; 1: files failed, said)" "$info_rc" 1
 expect_refused "a FIFO" "$o.special" "$T/special/opf_op_fifo.so" 'not a regular file \(a FIFO\)'
 expect_refused "a link to a FIFO" "$o.special" "$T/special/opf_op_fifolink.so" 'not a regular file \(a FIFO\)'
 expect_refused "a directory" "$o.special" "$T/special/opf_op_dir.so" 'not a regular file \(a directory\)'

@@ -149,7 +149,8 @@ void show_components(Printer &p)
 
 // Files that could not be used, then loaded components that failed after
 // loading (a hook returned an error, every offer was refused).
-void show_failed(Printer &p)
+// Returns how many failed (the exit status says whether any did).
+int show_failed(Printer &p)
 {
     int failed = 0;
     for (int i = 0; i < opf_failed_count(); ++i) {
@@ -169,6 +170,7 @@ void show_failed(Printer &p)
         ++failed;
     }
     if (failed == 0 && p.format == Format::Text) std::printf("no component failed to load or to serve\n");
+    return failed;
 }
 
 // --param op NAME for a component that is not loaded: what happened to it, on
@@ -570,7 +572,7 @@ int main(int argc, char **argv)
     if (o.components) show_components(p);
     if (o.path) show_path(p);
     if (o.hw) show_hw(p);
-    if (o.failed) show_failed(p);
+    const int failed = o.failed ? show_failed(p) : 0;
     bool param_component_ok = true;
     if (o.params) {
         param_component_ok = check_param_component(p, o);
@@ -580,5 +582,6 @@ int main(int argc, char **argv)
     if (o.types) show_types(p);
     p.end();
     opf_finalize();
-    return rc == OPF_SUCCESS && param_component_ok ? 0 : 1;
+    // A script asking --show-failed learns from the status whether anything failed.
+    return rc == OPF_SUCCESS && param_component_ok && failed == 0 ? 0 : 1;
 }
