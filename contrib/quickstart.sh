@@ -35,13 +35,15 @@ else
     ./configure
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
-make -j"$jobs"
 
 case "${1:-run}" in
 check)
+    # one more job than cores: libtool's shell work overlaps the compilers
+    make -j"$((jobs + 1))" check-build
     make -j"$jobs" check
     ;;
 run)
+    make -j"$jobs"
     # Use the components built in this tree (an installed opframe finds its
     # own in $(pkglibdir) and ~/.opframe/components).
     path=""
