@@ -670,16 +670,16 @@ void failing_host_queries()
 {
     OnDevice1 d(64);   // the driver is initialised
     const int n = 64;
-    std::vector<float> in(n, 1.0f), inout(n, 2.0f);
+    float *in = cudastub::brk_floats(n, 1.0f), *inout = cudastub::brk_floats(n, 2.0f);   // on the heap, under a sanitizer too
     cudastub::inject(cudastub::kHostPointerQuery, 1, 801 /* CUDA_ERROR_NOT_SUPPORTED */, 1000000);
     current_check = "host pointer queries fail";
-    int rc = opf_reduce_local(in.data(), inout.data(), n, OPF_FLOAT, OPF_SUM);
+    int rc = opf_reduce_local(in, inout, n, OPF_FLOAT, OPF_SUM);
     check(rc == OPF_SUCCESS && inout[n - 1] == 3.0f, "heap buffers: a host reduction runs, not asked about (rc %d)", rc);
     const std::size_t bytes = std::size_t(1) << 21;   // malloc's own mapping, not the heap
     HostBuf big(bytes);
     float *b = reinterpret_cast<float *>(big.p);
     std::fill(b, b + n, 1.0f);
-    rc = opf_reduce_local(in.data(), b, n, OPF_FLOAT, OPF_SUM);
+    rc = opf_reduce_local(in, b, n, OPF_FLOAT, OPF_SUM);
     check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes") && b[0] == 1.0f,
           "mapped host memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
     cudastub::clear_faults();

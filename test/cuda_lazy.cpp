@@ -79,8 +79,7 @@ bool host_sums_right(int count)
 double driver_calls_per_reduction(bool mapped)
 {
     const int n = 64;
-    std::vector<float> heap(3 * n, 1.0f);
-    float *buf = heap.data();
+    float *buf = cudastub::brk_floats(3 * n, 1.0f);   // on the heap, under a sanitizer too
     void *map = nullptr;
     if (mapped) {
         map = mmap(nullptr, 3 * n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -73,7 +73,13 @@ int main(void)
 }
 APP
 rpath=$(pkg-config --variable=libdir opframe)   # the sysroot (DESTDIR) included
-if ${CC:-cc} -std=c99 $(pkg-config --cflags opframe) -o "$scratch/app" "$scratch/app.c" $(pkg-config --libs opframe) \
+# A sanitizer build of the library needs its runtime first in the program too.
+sanitize=""
+case $(nm -D --undefined-only "$rpath/libopframe.so" 2>/dev/null) in
+*__asan_*) sanitize="-fsanitize=address,undefined" ;;
+*__tsan_*) sanitize="-fsanitize=thread" ;;
+esac
+if ${CC:-cc} -std=c99 $sanitize $(pkg-config --cflags opframe) -o "$scratch/app" "$scratch/app.c" $(pkg-config --libs opframe) \
         -Wl,-rpath,"$rpath" >"$scratch/app.log" 2>&1; then
     out=$(OPF_MCA_mca_component_path="$scratch/components" "$scratch/app" 2>&1)
 else

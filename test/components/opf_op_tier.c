@@ -28,7 +28,7 @@ static const tc_offer_t huge_offers[] = {
 static int op_query(int op_id, opf_module_t *module)
 {
     const int rc = tc_offer_host(op_id, module, offers, sizeof offers / sizeof offers[0], min_count);
-    if (rc == 0 && min_count > 0)
+    if (rc == 0 && min_count > 0 && min_count <= INT64_MAX / 64)
         tc_offer_host(op_id, module, huge_offers, sizeof huge_offers / sizeof huge_offers[0], 64 * min_count);
     return rc;
 }

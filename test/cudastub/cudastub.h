@@ -55,6 +55,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <unistd.h>
+
 namespace cudastub {
 
 // Device memory of `device`, of the current context's device when -1.
@@ -126,5 +128,18 @@ struct BoundArgs {
 };
 using Binder = BoundArgs (*)(void **args);
 void register_kernel(const void *func, Binder bind, unsigned pointer_args);
+
+// Floats on the brk heap, where glibc's malloc puts small blocks and where
+// the cuda component knows host memory without asking the driver (issue 21).
+// Taken with sbrk, not malloc: a sanitizer's allocator maps its own memory.
+// For the tests; never freed (a few kilobytes).
+inline float *brk_floats(std::size_t n, float value)
+{
+    void *p = sbrk(static_cast<intptr_t>(n * sizeof(float) + 64));
+    if (p == reinterpret_cast<void *>(-1)) return nullptr;
+    auto *f = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(p) + 63) & ~uintptr_t(63));
+    for (std::size_t i = 0; i < n; ++i) f[i] = value;
+    return f;
+}
 
 } // namespace cudastub
