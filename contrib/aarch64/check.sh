@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # check.sh — cross-builds opframe for aarch64 in a scratch directory and runs
 # it under QEMU user emulation (qemu-aarch64-static), once per CPU model:
 #
@@ -123,7 +123,13 @@ harness() {
     fi
 }
 
-for config in $configs; do
+# check_config CONFIG: every check of one CPU model (a subshell of its own:
+# its output and its counts go to files, so that configurations run side by
+# side, one per core: each QEMU process emulates on one).
+check_config() {
+    config=$1
+    passed=0
+    failed=0
     case $config in
         a72) cpu=cortex-a72; sve=0; features="asimd"; absent="fphp asimdhp sve bf16" ;;
         neon) cpu=max,sve=off; sve=0; features="asimd fphp asimdhp bf16"; absent="sve" ;;
@@ -136,7 +142,7 @@ for config in $configs; do
     echo "== $config: qemu-aarch64-static -cpu $cpu"
 
     # What the probe saw.
-    hw=$(run tools/.libs/opframe_info --hw --parsable) || { fail "$config: opframe_info --hw"; continue; }
+    hw=$(run tools/.libs/opframe_info --hw --parsable) || { fail "$config: opframe_info --hw"; return; }
     isa=" $(echo "$hw" | sed -n 's/^hw:arm_isa://p') "
     bits=$(echo "$hw" | sed -n 's/^hw:sve_vector_bits://p')
     echo "  hw: arm_isa:$isa sve_vector_bits: $bits"
@@ -150,7 +156,7 @@ for config in $configs; do
     fi
 
     # Which components qualified, and why the others did not.
-    status=$(run tools/.libs/opframe_info --parsable) || { fail "$config: opframe_info"; continue; }
+    status=$(run tools/.libs/opframe_info --parsable) || { fail "$config: opframe_info"; return; }
     for c in neon sve128 sve256 sve512 sve1024 sve2048; do
         line=$(echo "$status" | sed -n "s/^mca:op:$c:status://p")
         echo "  $c: $line"
@@ -195,6 +201,24 @@ for config in $configs; do
         harness "$config-nofp16" --provider "sve$sve" --quick
         run_env=
     fi
+}
+
+jobs=$(nproc 2>/dev/null || echo 2)
+running=0
+for config in $configs; do
+    if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+    ( check_config "$config" >"$build/obj/config-$config.out" 2>&1
+      echo "$passed $failed" >"$build/obj/config-$config.counts" ) &
+    running=$((running + 1))
+done
+wait
+passed=0
+failed=0
+for config in $configs; do
+    cat "$build/obj/config-$config.out"
+    read -r p f <"$build/obj/config-$config.counts" 2>/dev/null || { p=0; f=1; echo "  FAIL: $config: no result"; }
+    passed=$((passed + p))
+    failed=$((failed + f))
 done
 
 echo "check-aarch64: $passed passed, $failed failed"
