@@ -37,6 +37,16 @@ OPF_MCA_PARAM_FILE_USER=
 OPF_MCA_PARAM_FILE_SYSTEM=
 export OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
 
+# 3's build first, in the background: it compiles beside 1 and 2's runs (one core each).
+cuda_cppflags=$(sed -n 's/^CUDA_CPPFLAGS = //p' Makefile)
+mkdir "$scratch/host"
+g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -fno-strict-aliasing -ffp-contract=off -fno-fast-math \
+    -Wno-unknown-pragmas -DHAVE_CONFIG_H -I. -Iinclude $cuda_cppflags \
+    components/cuda/opf_op_cuda.cpp test/cudastub/cuda_kernels_cpu.cpp \
+    -o "$scratch/host/opf_op_cuda.so" -L.libs -lopframe -Ltest/cudastub/.libs -lcudastub \
+    -Wl,-rpath,"$CI_ROOT/test/cudastub/.libs" >"$scratch/host.log" 2>&1 &
+host_build=$!
+
 # 1, 2: the make-check build (device branches).
 for seed in 1 2 3; do run 0 test/cuda_cpu --seed $seed; done
 OPF_MCA_mca_component_path=$CI_ROOT/test/cudastub/.libs
@@ -47,19 +57,14 @@ run 1 env CUDASTUB_MUTATE=thread-index test/cuda_conformance_cpu --quick --seed 
 run 0 env OPF_MCA_op_cuda_block_size=32 OPF_MCA_op_cuda_max_blocks=3 test/cuda_conformance_cpu --quick --seed 48
 
 # 3. The host branches.
-cuda_cppflags=$(sed -n 's/^CUDA_CPPFLAGS = //p' Makefile)
-mkdir "$scratch/host"
 echo "+ g++ ... components/cuda/opf_op_cuda.cpp test/cudastub/cuda_kernels_cpu.cpp -> $scratch/host/opf_op_cuda.so"
-if g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -fno-strict-aliasing -ffp-contract=off -fno-fast-math \
-    -Wno-unknown-pragmas -DHAVE_CONFIG_H -I. -Iinclude $cuda_cppflags \
-    components/cuda/opf_op_cuda.cpp test/cudastub/cuda_kernels_cpu.cpp \
-    -o "$scratch/host/opf_op_cuda.so" -L.libs -lopframe -Ltest/cudastub/.libs -lcudastub \
-    -Wl,-rpath,"$CI_ROOT/test/cudastub/.libs"; then
+if wait $host_build; then
     passed=$((passed + 1))
     OPF_MCA_mca_component_path=$scratch/host
     run 0 test/cuda_cpu --seed 47
     run 0 test/cuda_conformance_cpu --quick --seed 47
 else
+    cat "$scratch/host.log"
     echo "FAILED: the host-branch build"
     failed=$((failed + 1))
 fi
