@@ -152,6 +152,9 @@ if [ ! -f "$ready" ]; then
 else
     say "reusing $root (made $(date -r "$ready" '+%F %T'))"
 fi
+# debootstrap writes no /etc/hosts: every lookup of localhost (hwloc, Open
+# MPI, the tests) then waits for DNS timeouts, seconds each.
+[ -f "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 exec 9>&-   # made: several runs may use it at once (each in its own scratch dir)
 [ $prepare = 1 ] && exit 0
 
