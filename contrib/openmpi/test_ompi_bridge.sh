@@ -413,7 +413,8 @@ if [ "${OPF_TEST_VALGRIND:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; th
         grep -B2 -A15 "Invalid \|uninitialised" "$vlog" | head -60
     fi
 else
-    echo "SKIP: valgrind (the deep form runs it: OPF_CHECK_DEPTH=deep)"
+    if command -v valgrind >/dev/null 2>&1; then echo "SKIP: valgrind (the deep form runs it: OPF_CHECK_DEPTH=deep)"
+    else echo "SKIP: valgrind (not installed)"; fi
 fi
 
 if [ $fails = 0 ]; then
