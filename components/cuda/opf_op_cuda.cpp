@@ -837,34 +837,39 @@ int enqueue_kernel(int dev, int op, int kt, const SlotKernel &k, const void *a, 
 
 // The caller's context is recorded before anything asks the runtime about
 // the stream (a default stream's device may bind a context), and restored.
+// work(dev, stream) on the stream's device, in a scope that restores the
+// caller's context whatever happens.
+template <class Work> int on_stream_device(void *stream_ptr, Work &&work)
+{
+    if (int rc = require_devices()) return rc;
+    auto stream = static_cast<cudaStream_t>(stream_ptr);
+    DeviceScope scope;
+    int dev = 0;
+    if (int rc = stream_device(stream, dev)) return scope.leave(rc);
+    if (int rc = scope.enter(dev)) return rc;
+    return scope.leave(work(dev, stream));
+}
+
 int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
 {
     const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
     if (!k) return opf_component_set_error(OPF_ERR_OP, "no kernel in this build");
     if (n <= 0) return OPF_SUCCESS;
-    if (int rc = require_devices()) return rc;
-    auto stream = static_cast<cudaStream_t>(stream_ptr);
-    DeviceScope scope;
-    int dev = 0;
-    if (int rc = stream_device(stream, dev)) return scope.leave(rc);
-    if (int rc = scope.enter(dev)) return rc;
-    return scope.leave(enqueue_kernel(dev, op, kt, *k, a, b, o, n, stream));
+    return on_stream_device(stream_ptr, [&](int dev, cudaStream_t stream) {
+        return enqueue_kernel(dev, op, kt, *k, a, b, o, n, stream);
+    });
 }
 
 int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
 {
     if (n <= 0 || src == dst) return OPF_SUCCESS;
-    if (int rc = require_devices()) return rc;
-    auto stream = static_cast<cudaStream_t>(stream_ptr);
-    DeviceScope scope;
-    int dev = 0;
-    if (int rc = stream_device(stream, dev)) return scope.leave(rc);
-    if (int rc = scope.enter(dev)) return rc;
-    const cudaError_t e = copy_data(dst, src, n, kt, stream);
-    if (e == cudaSuccess) return scope.leave(OPF_SUCCESS);
-    cudaGetLastError();
-    return scope.leave(opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
-                                               cudaGetErrorString(e)));
+    return on_stream_device(stream_ptr, [&](int, cudaStream_t stream) -> int {
+        const cudaError_t e = copy_data(dst, src, n, kt, stream);
+        if (e == cudaSuccess) return OPF_SUCCESS;
+        cudaGetLastError();
+        return opf_component_set_error(cuda_code(e), "cudaMemcpyAsync failed: %s (%s)", cudaGetErrorName(e),
+                                       cudaGetErrorString(e));
+    });
 }
 
 // ---- one entry point per slot, generated ------------------------------------------------
