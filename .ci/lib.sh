@@ -20,17 +20,21 @@ ci_report_automake() {
 # build variant that must not share the main build's configuration.
 ci_copy_tree() { (cd "$CI_ROOT" && git ls-files -z | xargs -0 cp --parents -t "$1"); }
 
-ci_install_packages() {
-    local packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config
-        libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind
-        clang libclang-rt-14-dev python3"
+# ci_apt_install PACKAGE...: those not installed yet, with apt-get.
+ci_apt_install() {
     local p missing=""
-    for p in $packages; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
     done
     [ -z "$missing" ] && return 0
     echo "ci: installing$missing"
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+ci_install_packages() {
+    ci_apt_install g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config \
+        libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
+        clang libclang-rt-14-dev python3
 }
 
 # ---- what later steps fetch from the network, fetched beside the first ones ----
@@ -40,23 +44,13 @@ ci_install_packages() {
 # compiling. A step that needs them calls ci_wait_prepared first (the root is
 # also guarded by debian13.sh's own lock).
 ci_install_aarch64_packages() {
-    local p missing=""
     dpkg --print-foreign-architectures | grep -qx arm64 || {
         echo "ci: dpkg --add-architecture arm64"
         dpkg --add-architecture arm64 && apt-get update -qq
     }
-    for p in g++-aarch64-linux-gnu qemu-user-static file libltdl-dev:arm64 libhwloc-dev:arm64; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-    done
-    [ -z "$missing" ] && return 0
-    echo "ci: installing$missing"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    ci_apt_install g++-aarch64-linux-gnu qemu-user-static file libltdl-dev:arm64 libhwloc-dev:arm64
 }
-ci_install_debootstrap() {
-    command -v debootstrap >/dev/null && return 0
-    echo "ci: installing debootstrap"
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
-}
+ci_install_debootstrap() { ci_apt_install debootstrap; }
 ci_prepare() {   # in the background; writes $CI_PREPARED.log, then $CI_PREPARED
     {
         start=$(date +%s)
