@@ -416,6 +416,9 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
         Tally tally;
     };
     std::vector<SlotState> state(h.providers.size());
+    // Each provider's size tiers of this slot, in the order counts reach
+    // them (lengths and probes grow): --tier N keeps the N-th.
+    std::vector<std::vector<std::pair<opf_kernel2_fn*, opf_kernel3_fn*>>> tiers(h.providers.size());
     // Runs one data set through every provider's kernels (fetched for this
     // length: providers may offer size-tiered kernels).
     auto run = [&](const DataSet<E>& d, bool huge) {
@@ -444,6 +447,13 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
                 state[p].missing2 = state[p].missing3 = true;
                 continue;
             }
+            auto& known = tiers[p];
+            const auto tier = std::find(known.begin(), known.end(), std::make_pair(fn2, fn3));
+            const long tier_index = tier - known.begin();
+            if (tier == known.end())
+                known.emplace_back(fn2, fn3);
+            if (h.opt.e.tier >= 0 && tier_index != h.opt.e.tier)
+                continue;
             // Kernels checked already, under another provider's name (the
             // selected table serves the base's and the components' kernels)
             // or at an earlier ISA level, are not checked again.

@@ -335,6 +335,14 @@ bool Options::parse(int argc, char **argv, int &i)
         functions.push_back(v);
     } else if (const char *v = value("--skip")) {
         skips.push_back(v);
+    } else if (const char *v = value("--tier")) {
+        char *end = nullptr;
+        const long t = std::strtol(v, &end, 10);
+        if (!end || *end || !*v || t < 0 || t > 64) {
+            std::fprintf(stderr, "bad tier '%s': a size tier's index, 0 for the first\n", v);
+            std::exit(2);
+        }
+        tier = int(t);
     } else if (arg == "--bench") {
         bench = true;
     } else if (arg == "--quick" || arg == "--deep" || arg == "--slow") {
@@ -373,6 +381,8 @@ const char *Options::help()
            "                    repeatable), e.g. 'avx2.maxloc.*', '*.sum.float16'; the datatype\n"
            "                    level's checks are named datatype.op.type\n"
            "  --skip PAT        leave out the checks matching PAT (repeatable)\n"
+           "  --tier N          only each provider's N-th size tier of a slot: the N-th distinct\n"
+           "                    kernel it serves as counts grow (0: its first; a streaming tier is 1)\n"
            "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
            "  --quick           the quick form (make check): the quick lengths, one ISA level\n"
            "  --deep            the deep form (CI): all lengths, every ISA level, exhaustive 16-bit runs\n"

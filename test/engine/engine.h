@@ -224,6 +224,7 @@ struct Options {
     std::vector<std::string> skips;       // --skip patterns: checks left out
     bool bench = false, verbose = false;
     Depth depth = Depth::Quick;
+    int tier = -1;   // --tier N: only each provider's N-th size tier of a slot (0: its first); -1: all
     bool quick() const { return depth == Depth::Quick; }
     bool slow() const { return depth == Depth::Slow; }
     // Takes argv[i] (and its value) if it is an engine option; false otherwise.
