@@ -39,6 +39,9 @@ check "and it serves SUM INT32" \
     sh -c "LD_LIBRARY_PATH='$libdir' '$info' --mca mca_component_path '$root/components' --explain sum int32_t |
            grep -E '^  example priority 20: SELECTED'"
 
+check "test/installed_example.sh: the example installed under share/, built against the prefix, serving" \
+    env top_builddir=. sh test/installed_example.sh
+
 echo "installed-abi: $passed passed, $failed failed"
 ci_report "$passed" "$failed"
 [ "$failed" -eq 0 ]
