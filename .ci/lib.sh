@@ -34,7 +34,7 @@ ci_apt_install() {
 ci_install_packages() {
     ci_apt_install g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config \
         libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
-        clang libclang-rt-14-dev python3
+        clang libclang-rt-14-dev python3 cmake
 }
 
 # ---- what later steps fetch from the network, fetched beside the first ones ----

@@ -42,6 +42,9 @@ check "and it serves SUM INT32" \
 check "test/installed_example.sh: the example installed under share/, built against the prefix, serving" \
     env top_builddir=. sh test/installed_example.sh
 
+check "cmake/check_consumer.sh: a CMake project against the installed, moved tree" \
+    env top_builddir=. sh cmake/check_consumer.sh
+
 echo "installed-abi: $passed passed, $failed failed"
 ci_report "$passed" "$failed"
 [ "$failed" -eq 0 ]
