@@ -112,6 +112,9 @@
 #include "base/type_list.h"
 #include "cuda_kernels.h"
 
+// Weak: a framework older than it asks the per-buffer claim hook instead.
+extern "C" int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims) __attribute__((weak));
+
 namespace {
 
 using opf_cuda::Geometry;
@@ -485,13 +488,34 @@ bool known_host(const void *p)
 // Device memory is claimed even where the devices could not be set up: the
 // call then fails with the reason (require_devices) instead of crashing in
 // host code.
-int claims(const void *ptr)
+// The framework asks once per call with all of its buffers (claims_call):
+// the driver's state is then asked at most once per call, and only when a
+// buffer lies outside the heap and the stack; each such buffer costs one
+// pointer query once the driver is initialised. Fewer is not sound: any
+// mapping may be unmapped and its addresses reused for device memory the
+// moment anyone initialises the driver, and only a driver call tells.
+unsigned claims_call(const void *const *ptrs, int n)
 {
-    if (!ptr || known_host(ptr) || !driver_initialised()) return 0;
+    unsigned unknown = 0;
+    for (int i = 0; i < n; ++i)
+        if (ptrs[i] && !known_host(ptrs[i])) unknown |= 1u << i;
+    if (!unknown || !driver_initialised()) return 0;
     devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
-    const Buf b = classify(ptr);
-    return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
+    unsigned claimed = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!(unknown >> i & 1)) continue;
+        int same = 0;   // a buffer asked about already in this call (an in-place operand) is not asked again
+        while (same < i && ptrs[same] != ptrs[i]) ++same;
+        if (same < i) {
+            claimed |= (claimed >> same & 1u) << i;
+            continue;
+        }
+        const Buf b = classify(ptrs[i]);
+        if (b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown) claimed |= 1u << i;
+    }
+    return claimed;
 }
+int claims(const void *ptr) { return int(claims_call(&ptr, 1)); }
 
 // Whether ctx is the primary context of dev: the handle last seen answers at
 // once; anything else asks the driver (the primary context may have been reset).
@@ -1114,6 +1138,7 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         std::snprintf(reason, reason_len, "memory kind \"cuda\" is taken");
         return 1;
     }
+    if (opf_memory_kind_set_claims) opf_memory_kind_set_claims(memory_kind, claims_call);   // weak: an older framework asks claims
     return 0;
 }
 
