@@ -118,7 +118,7 @@ void note_call(const char *func, const void *ret)
 #define COUNTED() note_call(__func__, __builtin_return_address(0))
 
 // The mutations of the component (cudastub.h), applied to calls from it.
-enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope };
+enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy };
 Mutation mutation()
 {
     static const Mutation m = [] {
@@ -126,7 +126,8 @@ Mutation mutation()
         if (!e) return kNoMutation;
         const std::string v = e;
         return v == "thread-index" ? kThreadIndex : v == "sync-legacy" ? kSyncLegacy : v == "no-sync" ? kNoSync
-             : v == "no-device-scope" ? kNoDeviceScope : kNoMutation;
+             : v == "no-device-scope" ? kNoDeviceScope : v == "pair-store" ? kPairStore
+             : v == "dense-copy" ? kDenseCopy : kNoMutation;
     }();
     return m;
 }
@@ -229,6 +230,32 @@ struct Open {
     }
 };
 
+// Canaries: the bytes from an allocation's end to its mapping's end hold
+// kCanary; a kernel or copy that wrote past the end (which a GPU would not
+// notice inside its allocation granularity) fails the work that did it with
+// cudaErrorIllegalAddress, said on stderr.
+constexpr unsigned char kCanary = 0xcb;
+void set_canary(const Alloc &a)
+{
+    if (a.kind == Kind::Pinned || a.mapped == a.size) return;
+    Open::protect1(&a, PROT_READ | PROT_WRITE);
+    std::memset(reinterpret_cast<char *>(a.base) + a.size, kCanary, a.mapped - a.size);
+    Open::protect1(&a, PROT_NONE);
+}
+bool canary_intact(const Alloc *a)
+{
+    if (!a || a->kind == Kind::Pinned) return true;
+    Open::protect1(a, PROT_READ | PROT_WRITE);
+    const auto *p = reinterpret_cast<const unsigned char *>(a->base);
+    std::size_t at = a->size;
+    while (at < a->mapped && p[at] == kCanary) ++at;
+    Open::protect1(a, PROT_NONE);
+    if (at == a->mapped) return true;
+    std::fprintf(stderr, "cudastub: a write past the end of the %zu-byte allocation at %p (byte %zu after it)\n",
+                 a->size, reinterpret_cast<void *>(a->base), at - a->size);
+    return false;
+}
+
 cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
@@ -249,8 +276,9 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
         ctx = contexts[std::size_t(dev)].get();
         primary_made[std::size_t(dev)] = true;
     }
-    allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind, dev,
-                                              kind == Kind::Pinned ? nullptr : ctx};
+    const Alloc &made = allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind,
+                                                                  dev, kind == Kind::Pinned ? nullptr : ctx};
+    set_canary(made);
     *out = p;
     return cudaSuccess;
 }
@@ -261,6 +289,7 @@ cudaError_t release(void *p)
     if (!p) return cudaSuccess;
     auto it = allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == allocs.end()) return fail(cudaErrorInvalidValue);
+    canary_intact(&it->second);   // said on stderr; the work that wrote past the end failed already
     munmap(p, it->second.mapped);
     allocs.erase(it);
     return cudaSuccess;
@@ -369,15 +398,17 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
                     return fail(cudaErrorInvalidValue);
     }
     auto rows = [=](const void *from) {
-        Open open(dst, src);
-        for (std::size_t r = 0; r < height; ++r)
-            std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
+        {
+            Open open(dst, src);
+            for (std::size_t r = 0; r < height; ++r)
+                std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
+        }
+        return canary_intact(find(dst)) ? cudaSuccess : cudaErrorIllegalAddress;
     };
     if (pageable(dst)) {   // synchronous: the stream's earlier work first
         run_queue(*st);
         if (fault(kCopyRun, code)) return fail(cudaError_t(code));
-        rows(src);
-        return cudaSuccess;
+        return fail(rows(src));
     }
     std::shared_ptr<std::vector<char>> taken;
     if (pageable(src)) {   // staged when enqueued: the caller may reuse its buffer at once
@@ -389,8 +420,7 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
         if (fault(kCopyRun, c)) return cudaError_t(c);
         for (const void *p : {static_cast<const void *>(dst), src})
             if (!pageable(p) && !find(p)) return cudaErrorIllegalAddress;   // freed since
-        rows(taken ? static_cast<const void *>(taken->data()) : src);
-        return cudaSuccess;
+        return rows(taken ? static_cast<const void *>(taken->data()) : src);
     });
 }
 
@@ -435,6 +465,12 @@ void drain()
     for (Stream &l : legacy) l.pending = cudaSuccess;
     for (auto &st : per_thread_streams) st->pending = cudaSuccess;
     for (auto &st : streams) st->pending = cudaSuccess;
+}
+bool mutated(const char *name)
+{
+    static const char *const names[] = {"", "thread-index", "sync-legacy", "no-sync", "no-device-scope", "pair-store",
+                                        "dense-copy"};
+    return name && std::strcmp(names[mutation()], name) == 0;
 }
 bool claims(const void *p)
 {
@@ -797,6 +833,9 @@ cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, std::size_t dpitch, const voi
                                         std::size_t width, std::size_t height, cudaMemcpyKind, cudaStream_t s)
 {
     COUNTED();
+    // CUDASTUB_MUTATE=dense-copy: the component's range-by-range copy of a
+    // padded type becomes a copy of whole elements (padding and past the true end).
+    if (mutation() == kDenseCopy && height > 1 && from_component(__builtin_return_address(0))) width = dpitch;
     return copy_rows(dst, dpitch, src, spitch, width, height, s);
 }
 cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
@@ -983,7 +1022,9 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
                                 bound->call(func, bound->values);
                             }
         count.threads += uint64_t(grid.x) * grid.y * grid.z * threads_per_block;
-        return cudaSuccess;
+        bool intact = true;
+        for (int i = 0; i < n_pointers; ++i) intact &= canary_intact(find(bound->pointer[i]));
+        return intact ? cudaSuccess : cudaErrorIllegalAddress;
     });
 }
 

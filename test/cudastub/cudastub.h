@@ -46,7 +46,15 @@
 //     its boundary (calls whose caller is an opf_op_cuda module):
 //     sync-legacy (its cudaStreamSynchronize(cudaStreamPerThread) waits for
 //     the legacy stream instead), no-sync (its cudaStreamSynchronize returns
-//     at once), no-device-scope (its cudaSetDevice does nothing).
+//     at once), no-device-scope (its cudaSetDevice does nothing), dense-copy
+//     (its cudaMemcpy2DAsync of a padded type's data ranges copies whole
+//     elements: padding, and past the true end); and one of its kernels,
+//     compiled for the stand-in (cuda_ops.h): pair-store (a value-index pair
+//     stored as a whole struct, padding included, not field by field);
+//   - canaries: the bytes after a device or managed allocation's end up to
+//     its page hold a pattern, checked after each kernel and copy that used
+//     the allocation and at its release: a write past the true end fails
+//     that work with cudaErrorIllegalAddress (a GPU would not notice it);
 //
 // This header is the C++ interface a test (or a conformance-engine backend)
 // uses to drive it; it needs no CUDA header.
@@ -73,6 +81,9 @@ void copy_from_device(void *dst, const void *src, std::size_t bytes);
 void drain();
 // Whether p lies in memory the stand-in gave out (device, managed or pinned).
 bool claims(const void *p);
+// Whether CUDASTUB_MUTATE names this mutation (for the kernels' own, which
+// the kernels compiled for the stand-in apply: pair-store).
+bool mutated(const char *name);
 bool is_device(const void *p);   // device or managed memory
 
 int device_count();
