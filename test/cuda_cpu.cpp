@@ -26,7 +26,9 @@
 //   6. an asynchronous failure of the result copy is named as such;
 //   a host pointer query that fails: heap and stack buffers are not asked
 //   about; other host memory is refused with the reason;
-//   a stream of device 1 used from a thread whose device is 0.
+//   a stream of device 1 used from a thread whose device is 0;
+//   a sticky fault fails the device's calls with the reason until the
+//   application resets it; after the reset its staged calls run as kernels.
 // Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals derived stream0
 // issue21 (default: all)
 #include <cuda.h>
@@ -182,6 +184,10 @@ void run_case(const PairType &t, opf_op_t op, const char *op_name, Form form, bo
     else opf_reduce_local(ea.data(), eo.data(), opf_count_t(n), t.type, op);
 
     Operand A(in_dev, bytes), B(in_dev, bytes), O(out_dev, bytes);
+    if ((in_dev && (!A.dev || !B.dev)) || (out_dev && !O.dev)) {   // a sticky fault of an earlier case poisoned device 1
+        check(false, "%s %s: no device memory for the operands", op_name, t.name);
+        return;
+    }
     A.put(a);
     B.put(b);
     O.put(o);
@@ -706,6 +712,56 @@ void stream_of_another_device()
     check(d.out(0) == 1 && d.out(d.n - 1) == 1, "... computed once synchronised (%d)", d.out(0));
 }
 
+// A sticky fault, then the application's reset: an illegal address on device
+// 1 (a stream call on host memory with op_cuda_stream_check=false) fails
+// every later call on device 1 with the reason, never success, while device 0
+// still works; after cudaDeviceReset, a staged call on device 1 runs as a
+// kernel again (not on the memory pool of the destroyed context, whose
+// failure would send every staged call to the host path for good).
+void sticky_fault_and_reset()
+{
+    const int n = 5000;
+    opf_param_set("op_cuda_staging_min_count", "1");
+    std::vector<float> host(n, 1.0f), back(n);
+    float *d1 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 1));
+    cudastub::copy_to_device(d1, host.data(), n * sizeof(float));
+    int rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);   // device 1 set up, its scratch pool made
+    check(rc == OPF_SUCCESS, "a staged call on device 1 (rc %d: %s)", rc, opf_last_error());
+
+    cudaSetDevice(1);
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    opf_param_set("op_cuda_stream_check", "false");
+    std::vector<float> in(n, 1.0f), inout(n, 1.0f);
+    rc = opf_cuda_reduce_local(in.data(), inout.data(), n, OPF_FLOAT, OPF_SUM, stream);
+    opf_param_set("op_cuda_stream_check", nullptr);
+    const cudaError_t fault = cudaStreamSynchronize(stream);
+    check(rc == OPF_SUCCESS && fault == cudaErrorIllegalAddress,
+          "a kernel on host memory faults (rc %d, synchronise: %s)", rc, cudaGetErrorName(fault));
+    uint64_t launches = cudastub::counters().launches;
+    rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);
+    check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "cudaErrorIllegalAddress") &&
+              cudastub::counters().launches == launches,
+          "the poisoned device's next call fails with the reason, launching nothing (rc %d: %s)", rc, opf_last_error());
+    float *d0 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    cudastub::copy_to_device(d0, host.data(), n * sizeof(float));
+    rc = opf_reduce_local(d0, d0, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), d0, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[n - 1] == 2.0f, "device 0 still computes (rc %d: %s)", rc, opf_last_error());
+
+    cudaSetDevice(1);
+    cudaDeviceReset();   // d1 and the stream are gone with the context
+    d1 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 1));
+    cudastub::copy_to_device(d1, host.data(), n * sizeof(float));
+    launches = cudastub::counters().launches;
+    rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), d1, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[0] == 2.0f && back[n - 1] == 2.0f && cudastub::counters().launches == launches + 1,
+          "after the reset, a staged call on device 1 runs as a kernel again (rc %d: %s; %llu launches, [0] = %g)", rc,
+          opf_last_error(), (unsigned long long)(cudastub::counters().launches - launches), double(back[0]));
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+}
+
 void check_issue21()
 {
     in_child("a first stream call leaves no context", first_stream_call);
@@ -716,6 +772,7 @@ void check_issue21()
     in_child("a failing result copy", result_copy_fails);
     in_child("failing host pointer queries", failing_host_queries);
     in_child("a stream of another device", stream_of_another_device);
+    in_child("a sticky fault and a reset", sticky_fault_and_reset);
 }
 
 } // namespace

@@ -191,11 +191,12 @@ struct Device {
     std::mutex mutex;             // the first use (use_device)
     bool attributes_read = false;
     std::atomic<bool> probed{false};   // the kernel probe answered (usable says how)
-    bool usable = false;          // kernels load here
+    std::atomic<CUcontext> probed_in{nullptr};   // in this context: a reset destroys its module and pool
+    std::atomic<bool> usable{false};   // kernels load here
     int sm_count = 1;
     bool pageable_access = false; // host pageable memory is device-accessible
     bool host_pointer_ok = false; // registered host memory is usable at its host address
-    cudaMemPool_t pool = nullptr; // staging scratch (nullptr: cudaMalloc / cudaFree)
+    std::atomic<cudaMemPool_t> pool{nullptr};   // staging scratch (nullptr: cudaMalloc / cudaFree)
     std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
     std::atomic<CUcontext> primary{nullptr};   // its primary context as last seen (a reset makes a new one)
 };
@@ -332,13 +333,29 @@ bool no_kernel_image(cudaError_t e)
 // transient failure (out of memory, ...) fails the calling call only, and
 // the next call probes again. A missing kernel image is final: the device's
 // synchronous calls take the host path, its stream calls are refused.
+// The probe and the pool belong to the device's primary context: after the
+// application reset the device (cudaDeviceReset, cuDevicePrimaryCtxReset,
+// e.g. to recover from a sticky fault) its primary context is a new one, and
+// both are made again there (issue 21): the old pool is gone with the old
+// context, and every staged call would otherwise take the host path for good.
 int use_device(int dev, Device *&out)
 {
     Device &d = devices[dev];
     out = &d;
-    if (d.probed.load(std::memory_order_acquire)) [[likely]] return OPF_SUCCESS;
+    CUcontext now = nullptr;   // dev's primary context: the caller made it current
+    driver.ctx_get_current(&now);
+    auto set_up_here = [&] {
+        return d.probed.load(std::memory_order_acquire) && d.probed_in.load(std::memory_order_relaxed) == now;
+    };
+    if (set_up_here()) [[likely]] return OPF_SUCCESS;
     std::lock_guard<std::mutex> lock(d.mutex);
-    if (d.probed.load(std::memory_order_relaxed)) return OPF_SUCCESS;
+    if (set_up_here()) return OPF_SUCCESS;
+    if (d.probed.load(std::memory_order_relaxed)) {   // set up in a context since destroyed: its pool went with it
+        d.probed.store(false, std::memory_order_relaxed);
+        d.usable.store(false, std::memory_order_relaxed);
+        d.pool.store(nullptr, std::memory_order_relaxed);
+    }
+    d.probed_in.store(now, std::memory_order_relaxed);
     if (!d.attributes_read) {
         int v = 0;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0) d.sm_count = v;
@@ -365,7 +382,7 @@ int use_device(int dev, Device *&out)
         d.probed.store(true, std::memory_order_release);
         return OPF_SUCCESS;
     }
-    d.usable = true;
+    d.usable.store(true, std::memory_order_relaxed);
     int pools = 0;
     cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
     if (pools) {
@@ -374,11 +391,12 @@ int use_device(int dev, Device *&out)
         props.allocType = cudaMemAllocationTypePinned;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = dev;
-        if (cudaMemPoolCreate(&d.pool, &props) == cudaSuccess) {
+        cudaMemPool_t pool = nullptr;
+        if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
             uint64_t keep = uint64_t(std::max<int64_t>(0, scratch_cache));
-            cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            d.pool.store(pool, std::memory_order_relaxed);
         } else {
-            d.pool = nullptr;
             cudaGetLastError();
         }
     }
@@ -674,8 +692,8 @@ struct Scratch {
 
 bool scratch_alloc(Device &d, Scratch &s, size_t bytes, cudaStream_t stream)
 {
-    s.pool = d.pool;
-    cudaError_t e = d.pool ? cudaMallocFromPoolAsync(&s.base, bytes, d.pool, stream) : cudaMalloc(&s.base, bytes);
+    s.pool = d.pool.load(std::memory_order_relaxed);
+    cudaError_t e = s.pool ? cudaMallocFromPoolAsync(&s.base, bytes, s.pool, stream) : cudaMalloc(&s.base, bytes);
     if (e != cudaSuccess) {
         cudaGetLastError();
         s.base = nullptr;
@@ -1166,9 +1184,8 @@ int op_query(int op_id, opf_module_t *module)
 void close_component()
 {
     for (int dev = 0; dev < n_devices; ++dev)
-        if (devices[dev].pool) {
-            cudaMemPoolDestroy(devices[dev].pool);
-            devices[dev].pool = nullptr;
+        if (cudaMemPool_t pool = devices[dev].pool.exchange(nullptr)) {
+            cudaMemPoolDestroy(pool);
         }
     devices.reset();
     n_devices = 0;

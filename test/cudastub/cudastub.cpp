@@ -56,6 +56,9 @@ struct Stream {
     cudaError_t pending = cudaSuccess;  // reported by the next synchronise
     std::deque<Work> queue;
 };
+struct Pool {
+    int device, generation;   // made in that primary context, before that many resets
+};
 struct Kernel {
     Binder bind;
     unsigned pointers;
@@ -70,6 +73,12 @@ std::recursive_mutex mu;
 int n_devices = 0;
 std::vector<std::unique_ptr<Context>> contexts;   // [0, n_devices): the primary ones
 std::vector<bool> primary_made;
+// Per device: a fault that poisons its primary context until a reset (an
+// illegal address: every later call that needs the context fails with it,
+// as on a GPU), and the resets so far (what the context owned is gone).
+std::vector<cudaError_t> sticky;
+std::vector<int> generation;
+std::vector<std::unique_ptr<Context>> &destroyed = *new std::vector<std::unique_ptr<Context>>;   // threads may still name them
 std::map<uintptr_t, Alloc> allocs;
 std::map<const void *, Kernel> kernels;
 // Streams are never destroyed at exit: work still queued holds kernels'
@@ -149,6 +158,8 @@ void model()
     n_devices = env ? std::max(0, std::atoi(env)) : 2;
     for (int d = 0; d < n_devices; ++d) contexts.push_back(std::make_unique<Context>(Context{d, true}));
     primary_made.assign(std::size_t(n_devices), false);
+    sticky.assign(std::size_t(n_devices), cudaSuccess);
+    generation.assign(std::size_t(n_devices), 0);
     legacy.resize(std::size_t(n_devices));
     for (int d = 0; d < n_devices; ++d) {
         legacy[std::size_t(d)].device = d;
@@ -184,6 +195,9 @@ cudaError_t fail(cudaError_t e)
     if (e != cudaSuccess) last_error = e;
     return e;
 }
+
+// The sticky fault of the device's primary context, if any.
+cudaError_t poisoned(int device) { return device >= 0 && device < n_devices ? sticky[std::size_t(device)] : cudaSuccess; }
 
 // The runtime's rule: a call that needs a context and finds none current makes
 // the thread's runtime device's primary context current (and active).
@@ -265,6 +279,7 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
     if (!ctx) return fail(cudaErrorNoDevice);
     int code = 0;
     if (fault(kMalloc, code)) return fail(cudaError_t(code));
+    if (const cudaError_t e = poisoned(device >= 0 ? device : ctx->device)) return fail(e);
     const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
     const std::size_t mapped = (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
     void *p = mmap(nullptr, mapped, kind == Kind::Device ? PROT_NONE : PROT_READ | PROT_WRITE,
@@ -326,6 +341,7 @@ void run_queue(Stream &st)
         st.queue.pop_front();
         const cudaError_t e = w();
         if (st.pending == cudaSuccess) st.pending = e;
+        if (e == cudaErrorIllegalAddress) sticky[std::size_t(st.device)] = e;
     }
 }
 
@@ -355,7 +371,7 @@ cudaError_t synchronize(Stream *st)
     run_queue(*st);
     const cudaError_t e = st->pending;
     st->pending = cudaSuccess;
-    return e;
+    return e != cudaSuccess ? e : sticky[std::size_t(st->device)];
 }
 
 void drain_all()
@@ -376,6 +392,7 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
     std::lock_guard<std::recursive_mutex> lock(mu);
     Stream *st = stream_of(s);
     if (!st) return fail(cudaErrorInvalidResourceHandle);
+    if (const cudaError_t e = poisoned(st->device)) return fail(e);
     ++count.copies;
     int code = 0;
     if (fault(kMemcpy, code)) return fail(cudaError_t(code));
@@ -911,10 +928,11 @@ cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolPr
     if (!pool || !props) return fail(cudaErrorInvalidValue);
     // The driver owns a pool until cudaMemPoolDestroy, as the stand-in's
     // registry does (a pool kept for the process's life is no leak).
-    static std::mutex lock;
-    static std::vector<std::unique_ptr<int>> pools;
-    std::lock_guard guard(lock);
-    pools.push_back(std::make_unique<int>(props->location.id));
+    std::lock_guard<std::recursive_mutex> guard(mu);
+    setup();
+    if (props->location.id < 0 || props->location.id >= n_devices) return fail(cudaErrorInvalidDevice);
+    static std::vector<std::unique_ptr<Pool>> pools;
+    pools.push_back(std::make_unique<Pool>(Pool{props->location.id, generation[std::size_t(props->location.id)]}));
     *pool = reinterpret_cast<cudaMemPool_t>(pools.back().get());
     return cudaSuccess;
 }
@@ -929,10 +947,48 @@ cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t pool)
     if (!pool) return fail(cudaErrorInvalidValue);
     return cudaSuccess;   // the registry keeps its entry (ids are never reused)
 }
+// A pool belongs to its device's primary context: a reset destroys it.
 cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t)
 {
     COUNTED();
-    return allocate(p, bytes, Kind::Device, *reinterpret_cast<int *>(pool));
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    const Pool *of = reinterpret_cast<const Pool *>(pool);
+    if (!of || of->generation != generation[std::size_t(of->device)]) return fail(cudaErrorInvalidValue);
+    return allocate(p, bytes, Kind::Device, of->device);
+}
+// The calling thread's device: its queued work dropped, its memory freed, its
+// primary context destroyed (a sticky fault with it); the next use makes a new one.
+cudaError_t CUDARTAPI cudaDeviceReset(void)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    setup();
+    const int dev = current ? current->device : runtime_device;
+    if (dev >= n_devices) return fail(cudaErrorNoDevice);
+    Context *old = contexts[std::size_t(dev)].get();
+    auto drop = [](Stream &st) {
+        st.queue.clear();
+        st.pending = cudaSuccess;
+    };
+    drop(legacy[std::size_t(dev)]);
+    for (auto &st : per_thread_streams)
+        if (st->device == dev) drop(*st);
+    for (auto &st : streams)
+        if (st->device == dev) drop(*st);
+    for (auto it = allocs.begin(); it != allocs.end();)
+        if (it->second.ctx == old) {
+            munmap(reinterpret_cast<void *>(it->second.base), it->second.mapped);
+            it = allocs.erase(it);
+        } else {
+            ++it;
+        }
+    destroyed.push_back(std::move(contexts[std::size_t(dev)]));
+    contexts[std::size_t(dev)] = std::make_unique<Context>(Context{dev, true});
+    if (current == old) current = nullptr;
+    primary_made[std::size_t(dev)] = false;
+    sticky[std::size_t(dev)] = cudaSuccess;
+    ++generation[std::size_t(dev)];
+    return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaFreeAsync(void *p, cudaStream_t s)
 {
@@ -952,6 +1008,7 @@ cudaError_t CUDARTAPI cudaFuncGetAttributes(cudaFuncAttributes *attr, const void
     COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     if (!context()) return fail(cudaErrorNoDevice);
+    if (const cudaError_t e = poisoned(current->device)) return fail(e);
     int code = 0;
     if (fault(kFuncAttributes, code)) return fail(cudaError_t(code));
     if (!attr || !kernels.count(func)) return fail(cudaErrorInvalidDeviceFunction);
@@ -981,6 +1038,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     Stream *st = stream_of(s);
     if (!st || !ctx) return fail(cudaErrorInvalidResourceHandle);
     if (st->device != ctx->device) return fail(cudaErrorInvalidResourceHandle);   // another device's stream
+    if (const cudaError_t e = poisoned(st->device)) return fail(e);
     auto k = kernels.find(func);
     if (k == kernels.end()) return fail(cudaErrorInvalidDeviceFunction);
     const uint64_t threads_per_block = uint64_t(block.x) * block.y * block.z;

@@ -38,6 +38,13 @@
 //     cudaErrorIllegalAddress at the next synchronise); the grid runs
 //     serially, when its stream is synchronised;
 //   - cudaMemcpy2DAsync refuses overlapping source and destination rows;
+//   - sticky faults (issue 21): work that fails with cudaErrorIllegalAddress
+//     poisons its device's primary context: every later launch, copy,
+//     allocation, kernel query and synchronisation on that device fails with
+//     it, until cudaDeviceReset; a reset drops the device's queued work,
+//     frees its memory and destroys its primary context and the memory pools
+//     made in it (cudaMallocFromPoolAsync on one: cudaErrorInvalidValue); the
+//     next use makes a new context (a new CUcontext handle);
 //   - faults on demand: the next N-th call of a kind fails with a given code;
 //   - every runtime and driver call is counted per function and per caller
 //     (the shared object the call came from: the component, the test);
