@@ -291,8 +291,10 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
         ctx = contexts[std::size_t(dev)].get();
         primary_made[std::size_t(dev)] = true;
     }
+    // Pinned memory belongs to the allocating context too (the pointer query
+    // names it; a reset of its device frees it), reachable from every device.
     const Alloc &made = allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind,
-                                                                  dev, kind == Kind::Pinned ? nullptr : ctx};
+                                                                  dev, ctx};
     set_canary(made);
     *out = p;
     return cudaSuccess;
@@ -948,12 +950,15 @@ cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t pool)
     return cudaSuccess;   // the registry keeps its entry (ids are never reused)
 }
 // A pool belongs to its device's primary context: a reset destroys it.
-cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t)
+cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t s)
 {
     COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     const Pool *of = reinterpret_cast<const Pool *>(pool);
     if (!of || of->generation != generation[std::size_t(of->device)]) return fail(cudaErrorInvalidValue);
+    // Stream-ordered: the stream is resolved as any stream call's (a default
+    // stream with no context current binds the thread's device's primary one).
+    if (!stream_of(s)) return fail(cudaErrorInvalidResourceHandle);
     return allocate(p, bytes, Kind::Device, of->device);
 }
 // The calling thread's device: its queued work dropped, its memory freed, its
