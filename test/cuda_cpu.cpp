@@ -25,7 +25,8 @@
 //   5. failed cuCtxGetCurrent / cuCtxSetCurrent fail the call;
 //   6. an asynchronous failure of the result copy is named as such;
 //   a host pointer query that fails: heap and stack buffers are not asked
-//   about; other host memory is refused with the reason;
+//   about; other plain host memory (private anonymous read-write mappings)
+//   is reduced on the host; device memory is refused with the reason;
 //   a stream of device 1 used from a thread whose device is 0;
 //   a sticky fault fails the device's calls with the reason until the
 //   application resets it; after the reset its staged calls run as kernels.
@@ -686,8 +687,16 @@ void failing_host_queries()
     float *b = reinterpret_cast<float *>(big.p);
     std::fill(b, b + n, 1.0f);
     rc = opf_reduce_local(in, b, n, OPF_FLOAT, OPF_SUM);
-    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes") && b[0] == 1.0f,
-          "mapped host memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
+    check(rc == OPF_SUCCESS && b[0] == 2.0f && b[n - 1] == 2.0f,
+          "mapped host memory the driver cannot classify, private anonymous read-write memory in the process's "
+          "mappings: reduced on the host (rc %d: %s; [0] = %g)", rc, rc ? opf_last_error() : "", double(b[0]));
+    cudastub::clear_faults();
+    // Device memory whose query fails (the stand-in maps it inaccessible, as
+    // a driver does) is still refused: host code on it would crash.
+    cudastub::inject(cudastub::kPointerQuery, 1, 801 /* CUDA_ERROR_NOT_SUPPORTED */, 1000000);
+    rc = opf_reduce_local(in, d.o, n, OPF_INT, OPF_BOR);
+    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes"),
+          "device memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
     cudastub::clear_faults();
 }
 

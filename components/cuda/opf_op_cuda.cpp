@@ -63,7 +63,9 @@
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
  * pointer query cannot classify are refused with OPF_ERR_BUFFER: a kernel in
- * the primary context would fault on them, and host code would crash.
+ * the primary context would fault on them, and host code would crash; but a
+ * buffer whose query fails in a private anonymous read-write mapping is host
+ * memory (plain_host_mapping), reduced as such.
  * The calling thread's current context is restored exactly after a call
  * (none stays none; a context of the application's own stays current).
  *
@@ -424,8 +426,39 @@ Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
 
 // ---- where a buffer lives -------------------------------------------------------
 // Unknown: the driver's pointer query failed (VMM mappings, imported pools or
-// IPC handles on some drivers): never taken for host memory, refused.
+// IPC handles on some drivers) on memory that is not plainly host memory
+// (plain_host_mapping): never taken for host memory, refused.
 enum class Where { Host, Pinned, Device, Managed, Unknown };
+
+// Whether p lies in a private, anonymous, readable and writable mapping (the
+// kernel's list of this process's mappings): memory host code can use,
+// whatever the driver would say, for the driver maps device memory
+// inaccessible or from its device files. Asked only where the driver's
+// pointer query failed (issue 21: a failing query on plain host memory
+// refused every host reduction on it), so its cost (a read of
+// /proc/self/maps) is the failure path's alone.
+bool plain_host_mapping(const void *p)
+{
+    FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (!maps) return false;
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    bool plain = false;
+    char line[4096];
+    while (std::fgets(line, sizeof line, maps)) {
+        unsigned long long low = 0, high = 0;
+        char perms[8] = {};
+        int path = 0;
+        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &low, &high, perms, &path) < 3 || !path) continue;
+        if (at < low || at >= high) continue;
+        const char *name = line + path;   // no name: anonymous; [heap], [stack], [anon:...] too
+        const bool anonymous = *name == '\n' || *name == 0 || std::strncmp(name, "[heap]", 6) == 0 ||
+                               std::strncmp(name, "[stack", 6) == 0 || std::strncmp(name, "[anon:", 6) == 0;
+        plain = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && anonymous;
+        break;
+    }
+    std::fclose(maps);
+    return plain;
+}
 struct Buf {
     Where where = Where::Host;
     int device = -1;
@@ -445,7 +478,7 @@ Buf classify(const void *p)
     b.query = driver.pointer_attributes(4, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(p)));
     if (b.query == CUDA_ERROR_NOT_INITIALIZED || b.query == CUDA_ERROR_DEINITIALIZED) return b;   // no device memory can exist
     if (b.query != CUDA_SUCCESS) {
-        b.where = Where::Unknown;
+        b.where = plain_host_mapping(p) ? Where::Host : Where::Unknown;
         return b;
     }
     b.device = ordinal;
