@@ -768,6 +768,31 @@ void apply_tuning_files()
     apply_tuning(repo.hw.cpu_model, isa, versions);
 }
 
+void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
+{
+    for (; n > 16; ptrs += 16, kinds += 16, n -= 16) memory_kinds_of(ptrs, 16, kinds);
+    unsigned open = (1u << n) - 1;   // buffers no kind claimed yet
+    for (int i = 0; i < n; ++i) kinds[i] = OPF_MEM_HOST;
+    for (std::size_t k = 0; k < repo.memory_kinds.size() && open; ++k) {
+        const MemoryKind &kind = repo.memory_kinds[k];
+        unsigned claimed = 0;
+        if (kind.claims) {
+            const void *asked[16];
+            int index[16], m = 0;
+            for (int i = 0; i < n; ++i)
+                if (open >> i & 1) asked[m] = ptrs[i], index[m++] = i;
+            const unsigned bits = kind.claims(asked, m);
+            for (int j = 0; j < m; ++j) claimed |= (bits >> j & 1u) << index[j];
+        } else if (kind.claim) {
+            for (int i = 0; i < n; ++i)
+                if ((open >> i & 1) && kind.claim(ptrs[i])) claimed |= 1u << i;
+        }
+        for (int i = 0; i < n; ++i)
+            if (claimed >> i & 1) kinds[i] = int(k) + 1;
+        open &= ~claimed;
+    }
+}
+
 int components_init()
 {
     reset();
@@ -921,6 +946,25 @@ try {
     va_end(args);
 } catch (...) {
     fail_exception("opf_component_log_at");
+}
+
+OPF_API int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims)
+try {
+    if (repo.calling < 0) {
+        warn("opf_memory_kind_set_claims: call it from the component's init_query");
+        return OPF_ERR_ARG;
+    }
+    if (kind < 1 || std::size_t(kind) > repo.memory_kinds.size() ||
+        repo.memory_kinds[std::size_t(kind - 1)].component != repo.calling ||
+        !repo.memory_kinds[std::size_t(kind - 1)].claim) {
+        warn("component %s: opf_memory_kind_set_claims(%d): not a memory kind it registered with a claim hook",
+             repo.components[std::size_t(repo.calling)].name.c_str(), kind);
+        return OPF_ERR_ARG;
+    }
+    repo.memory_kinds[std::size_t(kind - 1)].claims = claims;
+    return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_memory_kind_set_claims");
 }
 
 OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)
