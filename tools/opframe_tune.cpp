@@ -4,8 +4,10 @@
 // file is ignored). What it measures and what it writes:
 //   per slot     each provider's 2- and 3-buffer kernel at each size class
 //                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), plus the
-//                after-effect of its ISA (below); a slot whose winner is not
-//                the provider the priorities pick gets an op_base_pin item.
+//                after-effect of its ISA (below); a slot whose winner is
+//                clearly faster than the provider the priorities pick
+//                (kWinMargin) gets an op_base_pin item. Providers compared
+//                with each other are timed interleaved.
 //                Every slot gets a note (opf_tuning_note_<op>_<type>) that
 //                opframe_info --explain shows.
 //   op_<c>_min_bytes         the tiny-count tier of each SIMD component: the
@@ -504,19 +506,29 @@ int main(int argc, char **argv)
         const std::vector<long> sizes = mode.quick ? std::vector<long>{1L << 20, 4L << 20}
                                                    : std::vector<long>{256L << 10, 512L << 10, 1L << 20, 2L << 20,
                                                                        4L << 20, 8L << 20, 16L << 20, 32L << 20};
-        auto time_full = [&](const char *threads) {
-            std::map<long, double> t;
-            opf_finalize();
-            opf_param_set("op_base_threads", threads);
-            opf_param_set("op_base_threads_min_bytes", "4K");
-            if (opf_init() != OPF_SUCCESS) return t;
-            for (long s : sizes) {
-                const opf_count_t n = s / 4;
-                t[s] = median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); });
+        // op_base_threads is read at opf_init: one init per setting and
+        // round, the rounds alternating (interleaved, as medians_ns).
+        std::map<long, std::vector<double>> samples[2];
+        const Mode saved = mode;
+        mode.samples = 1;
+        for (int round = 0; round < saved.samples; ++round)
+            for (int k = 0; k < 2; ++k) {
+                opf_finalize();
+                opf_param_set("op_base_threads", k == 0 ? "1" : "2");
+                opf_param_set("op_base_threads_min_bytes", "4K");
+                if (opf_init() != OPF_SUCCESS) continue;
+                for (long s : sizes) {
+                    const opf_count_t n = s / 4;
+                    samples[k][s].push_back(median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); }));
+                }
             }
-            return t;
-        };
-        const std::map<long, double> one = time_full("1"), two = time_full("2");
+        mode = saved;
+        std::map<long, double> one, two;
+        for (int k = 0; k < 2; ++k)
+            for (auto &[size, v] : samples[k]) {
+                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+                (k == 0 ? one : two)[size] = v[v.size() / 2];
+            }
         opf_finalize();
         opf_param_set("op_base_threads", nullptr);
         opf_param_set("op_base_threads_min_bytes", nullptr);
