@@ -499,7 +499,9 @@ void show_path(Printer &p)
     r.add("mca_component_path", path);
     p.record("path", r, std::string("mca_component_path: ") + path +
                             "\n(parameter files: $HOME/.opframe/mca-params.conf, " OPF_SYSCONFDIR_TEXT
-                            "/opframe-mca-params.conf)");
+                            "/opframe-mca-params.conf)"
+                            "\n(tuning files, read below them: $HOME/.opframe/tuning.conf, " OPF_SYSCONFDIR_TEXT
+                            "/opframe-tuning.conf; opframe_tune writes them)");
 }
 
 int usage(FILE *to)
