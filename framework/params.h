@@ -3,7 +3,8 @@
 // Parameters are declared by the framework (register_framework_params) and by
 // components (opf_param_register, component.h). A value comes from, highest
 // first: API (opf_param_set) > command line (opf_param_set_cmdline) >
-// environment OPF_MCA_<name> > user file > system file > default. A bad value
+// environment OPF_MCA_<name> > user file > system file > user tuning file >
+// system tuning file (apply_tuning below) > default. A bad value
 // warns on stderr and the next lower source is tried. The registry writes the
 // resolved value to the parameter's storage at declaration and whenever a
 // set changes it. See opframe.h and introspect.h for the public side.

@@ -55,6 +55,9 @@ params=$(OPF_TUNE_FILE_USER="$file" OPF_MCA_op_base_threads_min_bytes=3M "$info"
 check "the environment wins over the tuning file" contains "$params" \
     "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: environment"
 
+path=$("$info" --path 2>&1)
+check "--path names the tuning files" contains "$path" "(tuning files, read below them: \$HOME/.opframe/tuning.conf, "
+
 # ---- 3. rejected when it does not match -------------------------------------------------
 reject() {   # reject WHAT FILE PATTERN [ENV...]: warned about at default verbosity, and not used
     rwhat=$1 f=$2 pattern=$3

@@ -15,6 +15,7 @@
 //   --parsable (colon-separated, stable) | --json (every view, --explain too); --mca NAME VALUE
 //   (repeatable); -V. An --op or --type that names nothing is an error (exit 2).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -499,7 +500,9 @@ void show_path(Printer &p)
     r.add("mca_component_path", path);
     p.record("path", r, std::string("mca_component_path: ") + path +
                             "\n(parameter files: $HOME/.opframe/mca-params.conf, " OPF_SYSCONFDIR_TEXT
-                            "/opframe-mca-params.conf)");
+                            "/opframe-mca-params.conf)"
+                            "\n(tuning files, read below them: $HOME/.opframe/tuning.conf, " OPF_SYSCONFDIR_TEXT
+                            "/opframe-tuning.conf; opframe_tune writes them)");
 }
 
 int usage(FILE *to)
@@ -526,7 +529,14 @@ int main(int argc, char **argv)
                 std::exit(2);
             }
         };
-        if (a == "--param") { need(2); o.params = explicit_view = true; o.param_framework = argv[++i]; o.param_component = argv[++i]; }
+        if (a == "--param") {
+            need(2);
+            o.params = explicit_view = true;
+            o.param_framework = argv[++i];
+            o.param_component = argv[++i];
+            for (std::string *name : {&o.param_framework, &o.param_component})   // names are lower case: any case here
+                std::transform(name->begin(), name->end(), name->begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        }
         else if (a == "--level") { need(1); o.level = std::atoi(argv[++i]); if (o.level < 1 || o.level > 9) { std::fprintf(stderr, "opframe_info: --level takes 1..9\n"); return 2; } }
         else if (a == "--all") { o.params = o.failed = o.hw = o.kernels = true; o.level = 9; }
         else if (a == "--show-failed") o.failed = explicit_view = true;

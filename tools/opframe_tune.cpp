@@ -4,8 +4,10 @@
 // file is ignored). What it measures and what it writes:
 //   per slot     each provider's 2- and 3-buffer kernel at each size class
 //                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), plus the
-//                after-effect of its ISA (below); a slot whose winner is not
-//                the provider the priorities pick gets an op_base_pin item.
+//                after-effect of its ISA (below); a slot whose winner is
+//                clearly faster than the provider the priorities pick
+//                (kWinMargin) gets an op_base_pin item. Providers compared
+//                with each other are timed interleaved.
 //                Every slot gets a note (opf_tuning_note_<op>_<type>) that
 //                opframe_info --explain shows.
 //   op_<c>_min_bytes         the tiny-count tier of each SIMD component: the
@@ -80,6 +82,37 @@ double median_ns(const std::function<void()> &fn)
     return per_call[mode.samples / 2];
 }
 
+// The median ns of one call of each of `fns`, their samples interleaved
+// (one of each in turn), so that a burst of load on a shared machine falls
+// on all of them alike instead of on whichever ran then.
+std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns)
+{
+    std::vector<long> iters(fns.size(), 1);
+    for (std::size_t k = 0; k < fns.size(); ++k) {
+        fns[k]();
+        for (;;) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < iters[k]; ++i) fns[k]();
+            const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+            if (ns > mode.sample_ns || iters[k] > (1L << 28)) break;
+            iters[k] *= 2;
+        }
+    }
+    std::vector<std::vector<double>> per_call(fns.size());
+    for (int s = 0; s < mode.samples; ++s)
+        for (std::size_t k = 0; k < fns.size(); ++k) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < iters[k]; ++i) fns[k]();
+            per_call[k].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters[k]));
+        }
+    std::vector<double> out;
+    for (auto &v : per_call) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        out.push_back(v[v.size() / 2]);
+    }
+    return out;
+}
+
 // Three zeroed 64-byte aligned buffers: zero is a normal value of every
 // kernel type (no denormal, NaN or overflow slows a kernel down).
 struct Buffers {
@@ -151,6 +184,11 @@ double workload_after(const std::function<void()> &kernel, bool avx2)
     std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
     return ns[ns.size() / 2];
 }
+
+// A slot is pinned against the priorities only when the measured winner is
+// this much faster in the geometric mean over sizes and forms, and no cell
+// slower than kWorstCell of the priorities' pick.
+constexpr double kWinMargin = 1.05, kWorstCell = 0.95;
 
 struct Provider {
     std::string name;
@@ -292,21 +330,28 @@ int main(int argc, char **argv)
             // time[provider][form][class]
             std::vector<std::vector<std::vector<double>>> time(providers.size(),
                                                                std::vector<std::vector<double>>(2, std::vector<double>(classes.size(), 0)));
-            int offering = 0;
-            for (std::size_t p = 0; p < providers.size(); ++p) {
-                bool any = false;
-                for (std::size_t c = 0; c < classes.size(); ++c) {
-                    const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
-                    opf_kernel2_fn *f2 = nullptr;
-                    opf_kernel3_fn *f3 = nullptr;
-                    if (opf_slot_kernels(op, kt, providers[p].name.c_str(), n, &f2, &f3) != OPF_SUCCESS) continue;
-                    if (f2) time[p][0][c] = median_ns([&] { f2(buf.a, buf.b, n); }) + providers[p].after_ns;
-                    if (f3) time[p][1][c] = median_ns([&] { f3(buf.a, buf.b, buf.c, n); }) + providers[p].after_ns;
-                    any |= f2 || f3;
+            std::vector<bool> offers(providers.size(), false);
+            for (std::size_t c = 0; c < classes.size(); ++c) {
+                const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
+                std::vector<opf_kernel2_fn *> f2(providers.size(), nullptr);
+                std::vector<opf_kernel3_fn *> f3(providers.size(), nullptr);
+                for (std::size_t p = 0; p < providers.size(); ++p)
+                    if (opf_slot_kernels(op, kt, providers[p].name.c_str(), n, &f2[p], &f3[p]) == OPF_SUCCESS)
+                        offers[p] = offers[p] || f2[p] || f3[p];
+                for (int f = 0; f < 2; ++f) {   // the providers of one form and size, interleaved
+                    std::vector<std::function<void()>> fns;
+                    std::vector<std::size_t> who;
+                    for (std::size_t p = 0; p < providers.size(); ++p) {
+                        if (f == 0 && f2[p]) fns.push_back([&, k = f2[p]] { k(buf.a, buf.b, n); });
+                        else if (f == 1 && f3[p]) fns.push_back([&, k = f3[p]] { k(buf.a, buf.b, buf.c, n); });
+                        else continue;
+                        who.push_back(p);
+                    }
+                    const std::vector<double> ns = medians_ns(fns);
+                    for (std::size_t k = 0; k < who.size(); ++k) time[who[k]][f][c] = ns[k] + providers[who[k]].after_ns;
                 }
-                offering += any;
             }
-            if (offering < 2) continue;
+            if (std::count(offers.begin(), offers.end(), true) < 2) continue;
             ++slots;
             // Score: geometric mean over classes and forms of time / the fastest there.
             std::vector<double> score(providers.size(), 0);
@@ -345,15 +390,36 @@ int main(int argc, char **argv)
             const opf_count_t big = std::max<opf_count_t>(1, classes.back() / extent);
             const char *by_priority = opf_slot_provider_mem(op, kt, OPF_MEM_HOST, 2, big);
             const std::string op_name = opf_op_name(op_handle(op)), kt_name = opf_kernel_type_name(kt);
-            char note[256];
-            std::snprintf(note, sizeof note, "%s %.2fx %s at %s (the least lead; geomean %.2fx over %s-%s, 2- and 3-buffer)%s",
+            // Against the priorities only on a clear win: kWinMargin in the
+            // geometric mean and no cell kWorstCell slower (two kernels that
+            // tie, e.g. both at memory speed, must not flip with the noise).
+            bool clear_win = false;
+            std::string against;
+            for (std::size_t p = 0; p < providers.size(); ++p) {
+                if (!by_priority || providers[p].name != by_priority || p == winner || cells[p] == 0) continue;
+                double lead = 0, worst = 0;
+                int n = 0;
+                for (int f = 0; f < 2; ++f)
+                    for (std::size_t c = 0; c < classes.size(); ++c)
+                        if (time[p][f][c] > 0 && time[winner][f][c] > 0) {
+                            const double r = time[p][f][c] / time[winner][f][c];
+                            lead += std::log(r);
+                            worst = n++ == 0 ? r : std::min(worst, r);
+                        }
+                lead = n ? std::exp(lead / n) : 0;
+                clear_win = n > 0 && lead >= kWinMargin && worst >= kWorstCell;
+                char text[160];
+                std::snprintf(text, sizeof text, "; %s %.2fx the priorities' %s, worst cell %.2fx: %s", providers[winner].name.c_str(),
+                              lead, by_priority, worst, clear_win ? "pinned" : "not a clear win, the priorities stand");
+                against = text;
+            }
+            char note[384];
+            std::snprintf(note, sizeof note, "%s %.2fx %s at %s (its least lead; geomean %.2fx over %s-%s, 2- and 3-buffer)%s",
                           providers[winner].name.c_str(), least, providers[second].name.c_str(),
                           size_text(least_at).c_str(), geo, size_text(classes.front()).c_str(),
-                          size_text(classes.back()).c_str(),
-                          by_priority && providers[winner].name != by_priority
-                              ? (std::string("; pinned: the priorities pick ") + by_priority).c_str() : "");
+                          size_text(classes.back()).c_str(), against.c_str());
             notes.push_back("opf_tuning_note_" + lower(op_name) + "_" + lower(kt_name) + " = \"" + note + "\"");
-            if (by_priority && providers[winner].name != by_priority) {
+            if (clear_win) {
                 pins += (pins.empty() ? "" : ",") + lower(op_name) + ":" + lower(kt_name) + "=" + providers[winner].name;
                 ++pinned;
             }
@@ -385,7 +451,8 @@ int main(int argc, char **argv)
                 if (s >= extent && s % extent == 0) sizes.push_back(s);
             const long from = crossover(sizes, [&](long s) {
                 const opf_count_t n = s / extent;
-                return median_ns([&] { c2(buf.a, buf.b, n); }) <= median_ns([&] { b2(buf.a, buf.b, n); });
+                const std::vector<double> ns = medians_ns({[&] { c2(buf.a, buf.b, n); }, [&] { b2(buf.a, buf.b, n); }});
+                return ns[0] <= ns[1];
             });
             const long at = from < 0 ? 2 * sizes.back() : from;
             found.push_back(at);
@@ -418,8 +485,9 @@ int main(int argc, char **argv)
         std::string detail;
         const long from = crossover(big, [&](long s) {
             const opf_count_t n = s / 4;
-            const double tp = median_ns([&] { plain(buf.a, buf.b, buf.c, n); });
-            const double ts = median_ns([&] { stream(buf.a, buf.b, buf.c, n); });
+            const std::vector<double> ns = medians_ns({[&] { plain(buf.a, buf.b, buf.c, n); },
+                                                      [&] { stream(buf.a, buf.b, buf.c, n); }});
+            const double tp = ns[0], ts = ns[1];
             char item[96];
             std::snprintf(item, sizeof item, "%s %.2fx", size_text(s).c_str(), tp / ts);
             detail = std::string(item) + (detail.empty() ? "" : ", ") + detail;
@@ -438,19 +506,29 @@ int main(int argc, char **argv)
         const std::vector<long> sizes = mode.quick ? std::vector<long>{1L << 20, 4L << 20}
                                                    : std::vector<long>{256L << 10, 512L << 10, 1L << 20, 2L << 20,
                                                                        4L << 20, 8L << 20, 16L << 20, 32L << 20};
-        auto time_full = [&](const char *threads) {
-            std::map<long, double> t;
-            opf_finalize();
-            opf_param_set("op_base_threads", threads);
-            opf_param_set("op_base_threads_min_bytes", "4K");
-            if (opf_init() != OPF_SUCCESS) return t;
-            for (long s : sizes) {
-                const opf_count_t n = s / 4;
-                t[s] = median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); });
+        // op_base_threads is read at opf_init: one init per setting and
+        // round, the rounds alternating (interleaved, as medians_ns).
+        std::map<long, std::vector<double>> samples[2];
+        const Mode saved = mode;
+        mode.samples = 1;
+        for (int round = 0; round < saved.samples; ++round)
+            for (int k = 0; k < 2; ++k) {
+                opf_finalize();
+                opf_param_set("op_base_threads", k == 0 ? "1" : "2");
+                opf_param_set("op_base_threads_min_bytes", "4K");
+                if (opf_init() != OPF_SUCCESS) continue;
+                for (long s : sizes) {
+                    const opf_count_t n = s / 4;
+                    samples[k][s].push_back(median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); }));
+                }
             }
-            return t;
-        };
-        const std::map<long, double> one = time_full("1"), two = time_full("2");
+        mode = saved;
+        std::map<long, double> one, two;
+        for (int k = 0; k < 2; ++k)
+            for (auto &[size, v] : samples[k]) {
+                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+                (k == 0 ? one : two)[size] = v[v.size() / 2];
+            }
         opf_finalize();
         opf_param_set("op_base_threads", nullptr);
         opf_param_set("op_base_threads_min_bytes", nullptr);
