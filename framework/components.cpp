@@ -738,6 +738,21 @@ int memory_kind_of(const void *ptr)
     return OPF_MEM_HOST;
 }
 
+bool none_claimed(const void *const *ptrs, int n)
+{
+    for (; n > 16; ptrs += 16, n -= 16)
+        if (!none_claimed(ptrs, 16)) return false;
+    for (const MemoryKind &kind : repo.memory_kinds) {
+        if (kind.claims) {
+            if (kind.claims(ptrs, n)) return false;
+        } else if (kind.claim) {
+            for (int i = 0; i < n; ++i)
+                if (kind.claim(ptrs[i])) return false;
+        }
+    }
+    return true;
+}
+
 void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
 {
     for (; n > 16; ptrs += 16, kinds += 16, n -= 16) memory_kinds_of(ptrs, 16, kinds);
