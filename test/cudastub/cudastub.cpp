@@ -128,7 +128,8 @@ void note_call(const char *func, const void *ret)
 #define COUNTED() note_call(__func__, __builtin_return_address(0))
 
 // The mutations of the component (cudastub.h), applied to calls from it.
-enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy, kDoubleRelease };
+enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy, kDoubleRelease,
+               kQueryAsHost };
 Mutation mutation()
 {
     static const Mutation m = [] {
@@ -137,7 +138,8 @@ Mutation mutation()
         const std::string v = e;
         return v == "thread-index" ? kThreadIndex : v == "sync-legacy" ? kSyncLegacy : v == "no-sync" ? kNoSync
              : v == "no-device-scope" ? kNoDeviceScope : v == "pair-store" ? kPairStore
-             : v == "dense-copy" ? kDenseCopy : v == "double-release" ? kDoubleRelease : kNoMutation;
+             : v == "dense-copy" ? kDenseCopy : v == "double-release" ? kDoubleRelease
+             : v == "query-as-host" ? kQueryAsHost : kNoMutation;
     }();
     return m;
 }
@@ -521,7 +523,7 @@ void drain()
 bool mutated(const char *name)
 {
     static const char *const names[] = {"", "thread-index", "sync-legacy", "no-sync", "no-device-scope", "pair-store",
-                                        "dense-copy", "double-release"};
+                                        "dense-copy", "double-release", "query-as-host"};
     return name && std::strcmp(names[mutation()], name) == 0;
 }
 bool claims(const void *p)
@@ -622,9 +624,13 @@ CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
     ++count.pointer_queries;
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     int code = 0;
-    if (fault(kPointerQuery, code)) return CUresult(code);
     const Alloc *a = find(reinterpret_cast<const void *>(uintptr_t(ptr)));
-    if (!a && fault(kHostPointerQuery, code)) return CUresult(code);
+    if (fault(kPointerQuery, code) || (!a && fault(kHostPointerQuery, code))) {
+        // CUDASTUB_MUTATE=query-as-host: the component takes a failed query
+        // for host memory (it sees the answer a plain host pointer gets).
+        if (mutation() != kQueryAsHost || !from_component(__builtin_return_address(0))) return CUresult(code);
+        a = nullptr;
+    }
     for (unsigned i = 0; i < n; ++i) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:

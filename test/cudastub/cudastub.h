@@ -61,7 +61,9 @@
 //     elements: padding, and past the true end); and one of its kernels,
 //     compiled for the stand-in (cuda_ops.h): pair-store (a value-index pair
 //     stored as a whole struct, padding included, not field by field);
-//     double-release (its cuDevicePrimaryCtxRelease counts twice);
+//     double-release (its cuDevicePrimaryCtxRelease counts twice),
+//     query-as-host (its pointer queries that fail answer as for plain host
+//     memory);
 //   - canaries: the bytes after a device or managed allocation's end up to
 //     its page hold a pattern, checked after each kernel and copy that used
 //     the allocation and at its release: a write past the true end fails
