@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
@@ -723,6 +724,17 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
                (!served.empty() && pin == "base" ? " (pinned by op_base_pin)" : "") +
                (served.empty() ? "" : ", serves " + served);
     }
+    if (mem == OPF_MEM_HOST && !stream) {   // what a tuning file (opframe_tune) measured for this slot
+        std::string key = std::string(base::op_name(op)) + "_" + base::kernel_type_name(kt);
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        for (const TuningInfo &t : tuning_in_force()) {
+            const auto note = t.notes.find(key);
+            out += "\n  measured " + t.date + " on " + t.cpu + ": " +
+                   (note != t.notes.end() ? note->second : "no note for this slot (the priorities stand)") + " (" +
+                   t.path + ")";
+            if (!t.aftereffect.empty()) out += "\n  after-effect per ISA, measured then: " + t.aftereffect;
+        }
+    }
     if (mem != OPF_MEM_HOST && !stream) {
         const std::string text = spans_text(slot_spans(op, mem, kt, nbuf, true));
         if (text != "none") out += "\n  stream calls: " + text;
@@ -751,6 +763,24 @@ bool none_claimed(const void *const *ptrs, int n)
         }
     }
     return true;
+}
+
+// The tuning files (params.h) apply when they were measured on this CPU,
+// ISA set and these component versions; opframe_tune writes the same three
+// texts from the public introspection calls.
+void apply_tuning_files()
+{
+    char isa[512] = "";
+    if (repo.hw.arm_features) format_arm_features(repo.hw.arm_features, isa, sizeof isa);
+    else format_x86_features(repo.hw.x86_features, isa, sizeof isa);
+    std::vector<std::string> names;
+    for (const ComponentRecord &c : repo.components)
+        names.push_back(c.name + " " + std::to_string(c.component->version[0]) + "." +
+                        std::to_string(c.component->version[1]) + "." + std::to_string(c.component->version[2]));
+    std::sort(names.begin(), names.end());
+    std::string versions = "opframe " PACKAGE_VERSION;
+    for (const std::string &n : names) versions += "; " + n;
+    apply_tuning(repo.hw.cpu_model, isa, versions);
 }
 
 void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
@@ -799,6 +829,7 @@ int components_init()
         repo.offers.push_back(std::make_unique<KindOffers>());
         have_memory_claims |= k.claim != nullptr;
     }
+    apply_tuning_files();
     apply_pins(params.pin);
     query_modules();
     if (params.selftest) run_selftests();

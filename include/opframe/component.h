@@ -203,6 +203,12 @@ typedef struct opf_param_spec {
 /* Registers a parameter (any time before the component's init_query). */
 int opf_param_register(const opf_param_spec_t *spec);
 
+/* Nonzero when this process is a rank of an MPI job, as its launcher's
+ * environment says (Open MPI, PMIx, PMI-1/2): the one test the framework
+ * uses too (op_base_threads_in_mpi). A component whose init work serves
+ * nothing an MPI library can hand it may skip that work there. */
+int opf_in_mpi_job(void);
+
 /* ---- the component ------------------------------------------------------ */
 #define OPF_COMPONENT_ABI_VERSION 2
 #define OPF_FRAMEWORK_NAME "op"
