@@ -750,6 +750,21 @@ int memory_kind_of(const void *ptr)
     return OPF_MEM_HOST;
 }
 
+bool none_claimed(const void *const *ptrs, int n)
+{
+    for (; n > 16; ptrs += 16, n -= 16)
+        if (!none_claimed(ptrs, 16)) return false;
+    for (const MemoryKind &kind : repo.memory_kinds) {
+        if (kind.claims) {
+            if (kind.claims(ptrs, n)) return false;
+        } else if (kind.claim) {
+            for (int i = 0; i < n; ++i)
+                if (kind.claim(ptrs[i])) return false;
+        }
+    }
+    return true;
+}
+
 // The tuning files (params.h) apply when they were measured on this CPU,
 // ISA set and these component versions; opframe_tune writes the same three
 // texts from the public introspection calls.

@@ -92,5 +92,8 @@ int memory_kind_of(const void *ptr);
 // The memory kind of each of one call's n (<= 16) buffers: each kind's hooks
 // asked once for the call where it has a per-call claim, else per buffer.
 void memory_kinds_of(const void *const *ptrs, int n, int *kinds);
+// Whether no hook claims any of one call's n buffers: the short path's
+// question, each kind's per-call hook asked once per 16 buffers.
+bool none_claimed(const void *const *ptrs, int n);
 
 } // namespace opf

@@ -396,9 +396,7 @@ inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses 
 // way, which asks again and reports what it finds).
 bool on_host(std::initializer_list<const void *> buffers)
 {
-    for (const int kind : BufferKinds(buffers))
-        if (kind != OPF_MEM_HOST) return false;
-    return true;
+    return none_claimed(std::data(buffers), int(buffers.size()));
 }
 
 // One half of a slot as a row holds it: the kernel below the first size tier

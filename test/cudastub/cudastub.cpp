@@ -78,6 +78,7 @@ std::vector<bool> primary_made;
 // as on a GPU), and the resets so far (what the context owned is gone).
 std::vector<cudaError_t> sticky;
 std::vector<int> generation;
+std::vector<int> retains;   // cuDevicePrimaryCtxRetain's references not yet released
 std::vector<std::unique_ptr<Context>> &destroyed = *new std::vector<std::unique_ptr<Context>>;   // threads may still name them
 std::map<uintptr_t, Alloc> allocs;
 std::map<const void *, Kernel> kernels;
@@ -127,7 +128,8 @@ void note_call(const char *func, const void *ret)
 #define COUNTED() note_call(__func__, __builtin_return_address(0))
 
 // The mutations of the component (cudastub.h), applied to calls from it.
-enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy };
+enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy, kDoubleRelease,
+               kQueryAsHost };
 Mutation mutation()
 {
     static const Mutation m = [] {
@@ -136,7 +138,8 @@ Mutation mutation()
         const std::string v = e;
         return v == "thread-index" ? kThreadIndex : v == "sync-legacy" ? kSyncLegacy : v == "no-sync" ? kNoSync
              : v == "no-device-scope" ? kNoDeviceScope : v == "pair-store" ? kPairStore
-             : v == "dense-copy" ? kDenseCopy : kNoMutation;
+             : v == "dense-copy" ? kDenseCopy : v == "double-release" ? kDoubleRelease
+             : v == "query-as-host" ? kQueryAsHost : kNoMutation;
     }();
     return m;
 }
@@ -160,6 +163,7 @@ void model()
     primary_made.assign(std::size_t(n_devices), false);
     sticky.assign(std::size_t(n_devices), cudaSuccess);
     generation.assign(std::size_t(n_devices), 0);
+    retains.assign(std::size_t(n_devices), 0);
     legacy.resize(std::size_t(n_devices));
     for (int d = 0; d < n_devices; ++d) {
         legacy[std::size_t(d)].device = d;
@@ -256,6 +260,37 @@ void set_canary(const Alloc &a)
     std::memset(reinterpret_cast<char *>(a.base) + a.size, kCanary, a.mapped - a.size);
     Open::protect1(&a, PROT_NONE);
 }
+// Destroys the primary context of `dev` (a reset, or its last reference
+// released): its queued work dropped, its memory freed (pinned memory of it
+// too), its sticky fault with it; pools made in it are gone (generation).
+void destroy_primary(int dev)
+{
+    Context *old = contexts[std::size_t(dev)].get();
+    auto drop = [](Stream &st) {
+        st.queue.clear();
+        st.pending = cudaSuccess;
+    };
+    drop(legacy[std::size_t(dev)]);
+    for (auto &st : per_thread_streams)
+        if (st->device == dev) drop(*st);
+    for (auto &st : streams)
+        if (st->device == dev) drop(*st);
+    for (auto it = allocs.begin(); it != allocs.end();)
+        if (it->second.ctx == old) {
+            munmap(reinterpret_cast<void *>(it->second.base), it->second.mapped);
+            it = allocs.erase(it);
+        } else {
+            ++it;
+        }
+    destroyed.push_back(std::move(contexts[std::size_t(dev)]));
+    contexts[std::size_t(dev)] = std::make_unique<Context>(Context{dev, true});
+    if (current == old) current = nullptr;
+    primary_made[std::size_t(dev)] = false;
+    retains[std::size_t(dev)] = 0;
+    sticky[std::size_t(dev)] = cudaSuccess;
+    ++generation[std::size_t(dev)];
+}
+
 bool canary_intact(const Alloc *a)
 {
     if (!a || a->kind == Kind::Pinned) return true;
@@ -488,7 +523,7 @@ void drain()
 bool mutated(const char *name)
 {
     static const char *const names[] = {"", "thread-index", "sync-legacy", "no-sync", "no-device-scope", "pair-store",
-                                        "dense-copy"};
+                                        "dense-copy", "double-release", "query-as-host"};
     return name && std::strcmp(names[mutation()], name) == 0;
 }
 bool claims(const void *p)
@@ -589,9 +624,13 @@ CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
     ++count.pointer_queries;
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     int code = 0;
-    if (fault(kPointerQuery, code)) return CUresult(code);
     const Alloc *a = find(reinterpret_cast<const void *>(uintptr_t(ptr)));
-    if (!a && fault(kHostPointerQuery, code)) return CUresult(code);
+    if (fault(kPointerQuery, code) || (!a && fault(kHostPointerQuery, code))) {
+        // CUDASTUB_MUTATE=query-as-host: the component takes a failed query
+        // for host memory (it sees the answer a plain host pointer gets).
+        if (mutation() != kQueryAsHost || !from_component(__builtin_return_address(0))) return CUresult(code);
+        a = nullptr;
+    }
     for (unsigned i = 0; i < n; ++i) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
@@ -643,12 +682,42 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     model();
     if (!ctx || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
     primary_made[std::size_t(dev)] = true;
+    ++retains[std::size_t(dev)];
     *ctx = reinterpret_cast<CUcontext>(contexts[std::size_t(dev)].get());
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice)
+// One reference released: the last one destroys the context. The runtime
+// holds one on a primary context it made (until cudaDeviceReset): a release
+// by someone who retained nothing drops that one, and the application's
+// context, memory and streams are gone (as with a real driver).
+// CUDASTUB_MUTATE=double-release: the component's release counts twice.
+CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
     COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    const int times = mutation() == kDoubleRelease && from_component(__builtin_return_address(0)) ? 2 : 1;
+    for (int i = 0; i < times; ++i) {
+        int &refs = retains[std::size_t(dev)];
+        if (refs > 0) {
+            --refs;
+            continue;
+        }
+        if (!primary_made[std::size_t(dev)]) return CUDA_ERROR_INVALID_CONTEXT;
+        destroy_primary(dev);   // the runtime's reference: its context, memory and streams are gone
+    }
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stub_cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    destroy_primary(dev);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
@@ -970,29 +1039,7 @@ cudaError_t CUDARTAPI cudaDeviceReset(void)
     setup();
     const int dev = current ? current->device : runtime_device;
     if (dev >= n_devices) return fail(cudaErrorNoDevice);
-    Context *old = contexts[std::size_t(dev)].get();
-    auto drop = [](Stream &st) {
-        st.queue.clear();
-        st.pending = cudaSuccess;
-    };
-    drop(legacy[std::size_t(dev)]);
-    for (auto &st : per_thread_streams)
-        if (st->device == dev) drop(*st);
-    for (auto &st : streams)
-        if (st->device == dev) drop(*st);
-    for (auto it = allocs.begin(); it != allocs.end();)
-        if (it->second.ctx == old) {
-            munmap(reinterpret_cast<void *>(it->second.base), it->second.mapped);
-            it = allocs.erase(it);
-        } else {
-            ++it;
-        }
-    destroyed.push_back(std::move(contexts[std::size_t(dev)]));
-    contexts[std::size_t(dev)] = std::make_unique<Context>(Context{dev, true});
-    if (current == old) current = nullptr;
-    primary_made[std::size_t(dev)] = false;
-    sticky[std::size_t(dev)] = cudaSuccess;
-    ++generation[std::size_t(dev)];
+    destroy_primary(dev);
     return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaFreeAsync(void *p, cudaStream_t s)
@@ -1123,6 +1170,7 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **fn, int, cuuint64_t
         {"cuDevicePrimaryCtxRetain", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRetain)},
         {"cuDevicePrimaryCtxRelease", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRelease)},
         {"cuDevicePrimaryCtxGetState", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxGetState)},
+        {"cuDevicePrimaryCtxReset", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxReset)},
     };
     if (!symbol || !fn) return CUDA_ERROR_INVALID_VALUE;
     *fn = nullptr;

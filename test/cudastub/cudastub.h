@@ -44,7 +44,10 @@
 //     it, until cudaDeviceReset; a reset drops the device's queued work,
 //     frees its memory and destroys its primary context and the memory pools
 //     made in it (cudaMallocFromPoolAsync on one: cudaErrorInvalidValue); the
-//     next use makes a new context (a new CUcontext handle);
+//     next use makes a new context (a new CUcontext handle); the driver's
+//     cuDevicePrimaryCtxReset does the same, and cuDevicePrimaryCtxRelease
+//     without a retain of the caller's releases the runtime's own reference:
+//     the context is destroyed as by a reset;
 //   - faults on demand: the next N-th call of a kind fails with a given code;
 //   - every runtime and driver call is counted per function and per caller
 //     (the shared object the call came from: the component, the test);
@@ -58,6 +61,9 @@
 //     elements: padding, and past the true end); and one of its kernels,
 //     compiled for the stand-in (cuda_ops.h): pair-store (a value-index pair
 //     stored as a whole struct, padding included, not field by field);
+//     double-release (its cuDevicePrimaryCtxRelease counts twice),
+//     query-as-host (its pointer queries that fail answer as for plain host
+//     memory);
 //   - canaries: the bytes after a device or managed allocation's end up to
 //     its page hold a pattern, checked after each kernel and copy that used
 //     the allocation and at its release: a write past the true end fails
