@@ -139,6 +139,7 @@ static void check_riscv(const opf_hw_info_t *hw)
             {OPF_RISCV_ZVFBFMIN, "zvfbfmin", 0}, {OPF_RISCV_ZVFBFWMA, "zvfbfwma", 0},
         };
         static char isa_line[8192], words[8192];
+        const char *isa;
         const unsigned vlen = hw->riscv_vlen_bits;
         size_t i, base_len;
         CHECK((hw->riscv_features & OPF_RISCV_V) ? vlen >= 128 && vlen <= 65536 && (vlen & (vlen - 1)) == 0 : vlen == 0,
@@ -149,13 +150,16 @@ static void check_riscv(const opf_hw_info_t *hw)
             printf("hwprobe: no isa line in /proc/cpuinfo; RISC-V ISA not compared\n");
             return;
         }
-        /* " rv64imafdcv_zicsr_zvfh " -> the single letters, then " zicsr zvfh " */
-        base_len = strcspn(isa_line + 1, "_ ");
-        snprintf(words, sizeof words, " %s", isa_line + 1 + base_len);
+        /* "rv64imafdcv_zicsr_zvfh" -> the single letters, then " zicsr zvfh " */
+        isa = strstr(isa_line, "rv64");
+        CHECK(isa != NULL, "/proc/cpuinfo's isa \"%s\" is not rv64", isa_line);
+        if (!isa) return;
+        base_len = strcspn(isa, "_ \t");
+        snprintf(words, sizeof words, " %s", isa + base_len);
         for (i = 0; words[i]; ++i)
             if (words[i] == '_') words[i] = ' ';
         {
-            const char *v = memchr(isa_line + 5, 'v', base_len > 4 ? base_len - 4 : 0);
+            const char *v = memchr(isa + 4, 'v', base_len - 4);
             const int probed = (hw->riscv_features & OPF_RISCV_V) != 0;
             CHECK(probed == (v != NULL), "v: probe says %d, /proc/cpuinfo's isa \"%s\"", probed, isa_line);
         }
