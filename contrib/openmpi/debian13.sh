@@ -116,7 +116,7 @@ unmount_stale() {
 scratch=""
 cleanup() {
     unmount_all
-    [ -n "$scratch" ] && rm -rf "$root$scratch"
+    [ -n "$scratch" ] && rm -rf "$root$scratch" "$root$scratch-riscv64"
     return 0
 }
 trap cleanup EXIT
@@ -210,7 +210,7 @@ if [ $shell = 1 ]; then
     exit 0
 fi
 if [ $riscv64 = 1 ]; then   # contrib/riscv64/check.sh, its build in the scratch directory (removed after)
-    in_root sh -c "cd $scratch && OPF_RISCV64_IN_ROOT=1 OPF_RISCV64_BUILD=$scratch/riscv64-build MAKEFLAGS=-j$jobs \
+    in_root sh -c "cd $scratch && OPF_RISCV64_IN_ROOT=1 OPF_RISCV64_BUILD=$scratch-riscv64 MAKEFLAGS=-j$jobs \
                    ${OPF_SEED:+OPF_SEED=$OPF_SEED} ${OPF_DEEP:+OPF_DEEP=$OPF_DEEP} \
                    bash contrib/riscv64/check.sh $riscv64_configs" && exit 0
     exit 1
