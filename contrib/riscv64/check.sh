@@ -13,12 +13,14 @@
 # qualify (rvv<N> available, every other rvv<M> disqualified with the VLEN
 # it saw, or the missing V), and runs the conformance engine (test/conformance)
 # on every slot of rvv<N>, both kernel forms, bit for bit against its own
-# scalar reference, on guarded buffers: in v<N>h rvv<N> (every slot, float16
-# natively with Zvfh) and the selected table (the datatype level through
-# opf_reduce_local), the base too in v128h (it does not depend on V); in
-# v<N> float16 alone, which rvv<N> must then leave to the base (its other
-# kernels are the same as in v<N>h). The last line is
-# "check-riscv64: N passed, M failed".
+# scalar reference, on guarded buffers: in v<N>h rvv<N> (all 114 slots,
+# float16 natively with Zvfh) and the selected table (the datatype level
+# through opf_reduce_local), the base too in v128h (it does not depend on V);
+# in v128 rvv<N> alone (110 slots: float16 left to the base). Every v<N> and
+# v<N>h also checks who serves float16 (opframe_info --kernels): rvv<N> with
+# Zvfh, the base without it or with op_rvv<N>_support=, (switched off); the
+# other kernels of v<N> are those of v<N>h, already checked. The last line
+# is "check-riscv64: N passed, M failed".
 #
 # Usage: contrib/riscv64/check.sh [CONFIG...]   (default: all of the above)
 # Environment:
@@ -130,9 +132,12 @@ harness() {
     fi
 }
 
-# The slots of simd.h's table on RVV: all 114 with Zvfh; float16's 4
-# (MAX MIN SUM PROD) left to the base without.
-slots_with_zvfh=114
+# float16's MAX MIN SUM PROD x 2 forms: from rvv<N> (WANT=rvv) or the base (WANT=base).
+float16_served_by() {   # float16_served_by WANT WHAT
+    f16=$(run tools/.libs/opframe_info --kernels --type FLOAT16 --parsable 2>/dev/null |
+          grep -cE "^kernel:host:(MAX|MIN|SUM|PROD):FLOAT16:[23]buf:$1$" || true)
+    [ "$f16" = 8 ] && pass || fail "$config: float16 ($2) served by $1 in $f16 of 8 kernels"
+}
 
 check_config() {
     config=$1
@@ -185,16 +190,27 @@ check_config() {
     done
     [ $vlen = 0 ] && return
 
+    # Who serves float16 (see the top).
+    if [ $zvfh = 1 ]; then
+        float16_served_by "rvv$vlen" "Zvfh"
+        run_env="OPF_MCA_op_rvv${vlen}_support=,"
+        float16_served_by base "op_rvv${vlen}_support=,"
+        run_env=
+    else
+        float16_served_by base "no Zvfh"
+    fi
     # The engine (see the top).
     if [ $zvfh = 1 ]; then
         providers="--provider rvv$vlen --provider selected"
         [ $vlen = 128 ] && providers="--provider base $providers"
-        harness "$config" $providers
-        want=$slots_with_zvfh
+        want=114
+    elif [ $vlen = 128 ]; then
+        providers="--provider rvv$vlen"
+        want=110
     else
-        harness "$config" --provider "rvv$vlen" --provider selected --function '*.FLOAT16'
-        want=0
+        return
     fi
+    harness "$config" $providers
     n=$(sed -n "s/^provider rvv$vlen: \([0-9]*\) slots, [0-9]* checks, 0 failed.*/\1/p" "$log")
     [ "$n" = "$want" ] && pass || fail "$config: $(grep "^provider rvv$vlen:" "$log" || echo 'not run'), expected $want slots"
 }
