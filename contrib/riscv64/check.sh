@@ -188,7 +188,7 @@ check_config() {
             *) fail "$config: $c: unexpected status" ;;
         esac
     done
-    [ $vlen = 0 ] && return
+    [ $vlen = 0 ] && return 0
 
     # Who serves float16 (see the top).
     if [ $zvfh = 1 ]; then
@@ -208,7 +208,7 @@ check_config() {
         providers="--provider rvv$vlen"
         want=110
     else
-        return
+        return 0
     fi
     harness "$config" $providers
     n=$(sed -n "s/^provider rvv$vlen: \([0-9]*\) slots, [0-9]* checks, 0 failed.*/\1/p" "$log")
@@ -218,12 +218,13 @@ check_config() {
 jobs=$(nproc 2>/dev/null || echo 2)
 running=0
 for config in $configs; do
-    if [ $running -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
-    ( check_config "$config" >"$build/obj/config-$config.out" 2>&1
+    if [ $running -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+    rm -f "$build/obj/config-$config.counts"
+    ( check_config "$config" >"$build/obj/config-$config.out" 2>&1 || fail "$config: stopped early"
       echo "$passed $failed" >"$build/obj/config-$config.counts" ) &
     running=$((running + 1))
 done
-wait
+wait || true
 passed=0
 failed=0
 for config in $configs; do
