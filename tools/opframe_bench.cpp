@@ -468,6 +468,7 @@ int main(int argc, char **argv)
     char isa[512] = "";
     if (opf_hw_describe(&hw) == OPF_SUCCESS) {
         if (hw.arm_features) opf_hw_format_arm_features(hw.arm_features, isa, sizeof isa);
+        else if (hw.riscv_features) opf_hw_format_riscv_features(hw.riscv_features, isa, sizeof isa);
         else opf_hw_format_features(hw.x86_features, isa, sizeof isa);
     }
     std::string forms;

@@ -304,6 +304,13 @@ void show_hw(Printer &p)
         text += std::string("\nArm ISA (HWCAP): ") + arm + "\nSVE vector length: " +
                 (hw.arm_sve_vector_bits ? sve + " bits" : std::string("no SVE"));
     }
+    if (hw.riscv_features) {   // a RISC-V CPU with V (getauxval, vlenb, riscv_hwprobe)
+        char rv[128];
+        opf_hw_format_riscv_features(hw.riscv_features, rv, sizeof rv);
+        const std::string vlen = std::to_string(hw.riscv_vlen_bits);
+        r.add("riscv_isa", rv).add("riscv_vlen", vlen);
+        text += std::string("\nRISC-V vector ISA (HWCAP, riscv_hwprobe): ") + rv + "\nVLEN: " + vlen + " bits";
+    }
     p.record("hw", r, text);
     show_devices(p, hw);
 }
