@@ -36,6 +36,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "test/cuda_testdata.h"
 
@@ -66,10 +67,27 @@ float cuda_widen_bfloat16(uint16_t bits)
     return __bfloat162float(__nv_bfloat16(r));
 }
 
+// fp8: the CUDA headers' __NV_NOSAT conversions (round to nearest even, no
+// saturation: E4M3 overflow NaN, E5M2 overflow inf), the rule of base/semantics.h.
+bool e4m3_nan(uint8_t b) { return (b & 0x7f) == 0x7f; }
+bool e5m2_nan(uint8_t b) { return (b & 0x7f) > 0x7c; }
+uint8_t cuda_fp8(float f, __nv_fp8_interpretation_t kind) { return __nv_cvt_float_to_fp8(f, __NV_NOSAT, kind); }
+float cuda_widen_fp8(uint8_t bits, __nv_fp8_interpretation_t kind)
+{
+    return __half2float(__half(__half_raw(__nv_cvt_fp8_to_halfraw(bits, kind))));
+}
+
 void check_float(uint32_t u)
 {
     float f;
     std::memcpy(&f, &u, 4);
+    const uint8_t e4 = cuda_fp8(f, __NV_E4M3), e4b = ob::to_float8_e4m3(f).bits;
+    if (e4 != e4b && !(e4m3_nan(e4) && e4m3_nan(e4b)))
+        fail("float 0x%08" PRIx32 " -> float8_e4m3: cuda 0x%02x, base 0x%02x", u, e4, e4b);
+    const uint8_t e5 = cuda_fp8(f, __NV_E5M2), e5b = ob::to_float8_e5m2(f).bits;
+    if (e5 != e5b && !(e5m2_nan(e5) && e5m2_nan(e5b)))
+        fail("float 0x%08" PRIx32 " -> float8_e5m2: cuda 0x%02x, base 0x%02x", u, e5, e5b);
+    checks += 2;
     const uint16_t h = cuda_half(f), hb = ob::to_half(f).bits;
     if (h != hb && !(half_nan(h) && half_nan(hb)))
         fail("float 0x%08" PRIx32 " -> half: cuda 0x%04x, base 0x%04x", u, h, hb);
@@ -90,6 +108,13 @@ void check_conversions(bool exhaustive, Rng &rng)
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("bfloat16 0x%04x -> float differs", h);
         checks += 2;
     }
+    for (uint32_t c = 0; c < 0x100; ++c) {
+        const float x = cuda_widen_fp8(uint8_t(c), __NV_E4M3), y = ob::to_float(ob::Float8E4M3{uint8_t(c)});
+        const float bx = cuda_widen_fp8(uint8_t(c), __NV_E5M2), by = ob::to_float(ob::Float8E5M2{uint8_t(c)});
+        if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("float8_e4m3 0x%02x -> float differs", c);
+        if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("float8_e5m2 0x%02x -> float differs", c);
+        checks += 2;
+    }
     if (exhaustive) {
         for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u));
     } else {
@@ -107,6 +132,9 @@ void check_conversions(bool exhaustive, Rng &rng)
                         check_float(top | ((b | 0x8000) + d));   // bfloat16 tie +- 1 ulp (16 dropped bits)
                     }
                     check_float(top | (h | 0x1fff));
+                    if (k < 8)   // fp8 ties +- 1 ulp (E4M3: 20 dropped bits, E5M2: 21)
+                        for (int d = -1; d <= 1; ++d)
+                            check_float(top | ((k << 20 | 0x80000) + d)), check_float(top | (((k & 3) << 21 | 0x100000) + d));
                     check_float(top | uint32_t(rng.next() & 0x7fffff));
                 }
                 for (uint32_t s = 0; s < 24; ++s) check_float(top | (1u << s)), check_float(top | ((1u << s) - 1));

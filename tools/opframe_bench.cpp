@@ -147,6 +147,8 @@ void fill_ones(std::vector<unsigned char> &buf, int kt)
     switch (kt) {
     case OPF_KT_FLOAT16: put(uint16_t(0x3c00)); break;
     case OPF_KT_BFLOAT16: put(uint16_t(0x3f80)); break;
+    case OPF_KT_FLOAT8_E4M3: put(uint8_t(0x38)); break;   // SUM in place stops at 16 (16 + 1 ties to 16)
+    case OPF_KT_FLOAT8_E5M2: put(uint8_t(0x3c)); break;   // ... at 8
     case OPF_KT_FLOAT: case OPF_KT_C_FLOAT_COMPLEX: put(1.0f); break;
     case OPF_KT_DOUBLE: case OPF_KT_C_DOUBLE_COMPLEX: put(1.0); break;
     case OPF_KT_LONG_DOUBLE: case OPF_KT_C_LONG_DOUBLE_COMPLEX: put(1.0L); break;
