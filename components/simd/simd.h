@@ -337,6 +337,95 @@ template <class Rule> struct BFloat16ViaFloat {
     }
 };
 
+// fp8 (OCP E4M3 / E5M2) through float, base::in_float's rule: a register of
+// codes is taken a quarter at a time, each widened to a register of floats,
+// the float rule applied, rounded once to nearest even, and the four
+// quarters packed back into one register of codes.
+//  * widening goes through float16 (Isa::widen_half: exact): an E5M2 code is
+//    the top byte of a binary16; an E4M3 code's exponent and mantissa, moved
+//    into a binary16's, give its value times 2^-8 (subnormals included), and
+//    S.1111.111, which reads as +-480, is set to NaN;
+//  * rounding is base::to_float8_e4m3 / e5m2 on 32-bit lanes (checked to agree
+//    on all 2^32 floats): normals by integer rounding of the float's bits,
+//    subnormals by the FPU's own rounding of |f| + 2^14 (E4M3) or + 2^7
+//    (E5M2), whose ulp is the format's subnormal step, then overflow (NaN /
+//    inf) and NaN by compares.
+template <class Rule, class T> struct Fp8ViaFloat {
+    using BaseT = T;
+    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+
+    template <class Isa, class Q> [[gnu::always_inline]] static auto widen(Q codes)
+    {
+        using H = Vec<uint16_t, 2 * sizeof(Q)>;
+        const H h = __builtin_convertvector(codes, H);
+        if constexpr (!e4m3) {
+            return Isa::widen_half(H(h << 8));
+        } else {
+            const auto f = Isa::widen_half(H(((h << 8) & 0x8000) | ((h << 7) & 0x3f80))) * 256.0f;
+            using M = Mask<decltype(f)>;
+            return as<decltype(f)>(as<M>(f) | (f == 480.0f) | (f == -480.0f));   // all ones: a NaN
+        }
+    }
+    // The codes of a register of floats, one per 32-bit lane.
+    template <class F> [[gnu::always_inline]] static auto round(F f)
+    {
+        using U = Vec<uint32_t, sizeof(F)>;
+        using S = Vec<int32_t, sizeof(F)>;
+        const U x = as<U>(f), sign = (x >> 24) & 0x80u, abs = x & 0x7fffffffu;
+        const S mag = as<S>(abs);
+        U q;
+        if constexpr (e4m3) {
+            const U sub = as<U>(as<F>(abs) + 16384.0f) - 0x46800000u;   // - bits of 2^14
+            const U nor = (abs - (120u << 23) + 0x7ffffu + ((abs >> 20) & 1u)) >> 20;
+            q = mag < (121 << 23) ? sub : nor;
+            q = mag > 0x43e80000 ? U{} + 0x7fu : q;                      // beyond 464 (inf, NaN): NaN
+        } else {
+            const U sub = as<U>(as<F>(abs) + 128.0f) - 0x43000000u;     // - bits of 2^7
+            const U nor = (abs - (112u << 23) + 0xfffffu + ((abs >> 21) & 1u)) >> 21;
+            q = mag < (113 << 23) ? sub : nor;
+            q = mag >= 0x47700000 ? U{} + 0x7cu : q;                     // from 61440 on: inf
+            q = mag > 0x7f800000 ? U{} + 0x7eu : q;                      // NaN
+        }
+        return q | sign;
+    }
+    // The codes (32-bit lanes) of quarter K of a and b.
+    template <class Isa, std::size_t K, class V, std::size_t... I>
+    [[gnu::always_inline]] static auto quarter(V a, V b, std::index_sequence<I...>)
+    {
+        using Q = Vec<uint8_t, sizeof(V) / 4>;
+        const Q x = __builtin_shufflevector(a, a, (K * sizeof(Q) + I)...);
+        const Q y = __builtin_shufflevector(b, b, (K * sizeof(Q) + I)...);
+        return round(Rule::apply(widen<Isa>(x), widen<Isa>(y)));
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        constexpr auto q = std::make_index_sequence<sizeof(V) / 4>{};
+        return pack<Isa, V>(quarter<Isa, 0>(a, b, q), quarter<Isa, 1>(a, b, q), quarter<Isa, 2>(a, b, q),
+                            quarter<Isa, 3>(a, b, q));
+    }
+    // Four registers of codes (32-bit lanes, each < 256) as one register of
+    // bytes, in order: Isa::pack_bytes where the ISA has one (GCC turns a
+    // vector conversion to bytes into lane-by-lane extracts on AVX2), else
+    // conversions and shuffles.
+    template <class Isa, class V, class U> [[gnu::always_inline]] static V pack(U q0, U q1, U q2, U q3)
+    {
+        if constexpr (requires { Isa::pack_bytes(q0, q1, q2, q3); }) {
+            return as<V>(Isa::pack_bytes(q0, q1, q2, q3));
+        } else {
+            using Q = Vec<uint8_t, sizeof(V) / 4>;
+            constexpr std::size_t n = sizeof(Q);
+            const auto half0 = join(__builtin_convertvector(q0, Q), __builtin_convertvector(q1, Q), std::make_index_sequence<2 * n>{});
+            const auto half1 = join(__builtin_convertvector(q2, Q), __builtin_convertvector(q3, Q), std::make_index_sequence<2 * n>{});
+            return join(half0, half1, std::make_index_sequence<4 * n>{});
+        }
+    }
+    template <class Q, std::size_t... I> [[gnu::always_inline]] static auto join(Q x, Q y, std::index_sequence<I...>)
+    {
+        return __builtin_shufflevector(x, y, I...);
+    }
+};
+
 // MAXLOC / MINLOC on {value; index} pairs of 8 or 16 bytes, seen as lanes of
 // half the pair: the value in the even lane (a short in its low 16 bits),
 // the index in the odd lane (an int in the low 32 bits of a 64-bit lane).
@@ -544,6 +633,11 @@ struct FamilyFor<Op, base::Half> { using type = WithOp<HalfViaFloat<rule_of<Op>>
 template <class Op>
     requires(Op::template defined<base::BFloat16> && !std::is_void_v<rule_of<Op>>)
 struct FamilyFor<Op, base::BFloat16> { using type = WithOp<BFloat16ViaFloat<rule_of<Op>>, Op>; };
+
+template <class Op, class T>
+    requires((std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>) &&
+             Op::template defined<T> && !std::is_void_v<rule_of<Op>>)
+struct FamilyFor<Op, T> { using type = WithOp<Fp8ViaFloat<rule_of<Op>, T>, Op>; };
 
 template <class Real>
     requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)
