@@ -219,9 +219,8 @@ struct Avx512 {
     [[gnu::always_inline]] static Vec<uint8_t, 64> pack_bytes(Vec<uint32_t, 64> q0, Vec<uint32_t, 64> q1,
                                                               Vec<uint32_t, 64> q2, Vec<uint32_t, 64> q3)
     {
-        const __m256i lo = _mm256_set_m128i(_mm512_cvtepi32_epi8(as<__m512i>(q1)), _mm512_cvtepi32_epi8(as<__m512i>(q0)));
-        const __m256i hi = _mm256_set_m128i(_mm512_cvtepi32_epi8(as<__m512i>(q3)), _mm512_cvtepi32_epi8(as<__m512i>(q2)));
-        return as<Vec<uint8_t, 64>>(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+        const auto bytes = [](Vec<uint32_t, 64> q) { return as<Vec<uint8_t, 16>>(_mm512_maskz_cvtepi32_epi8(all16, as<__m512i>(q))); };
+        return concat(concat(bytes(q0), bytes(q1)), concat(bytes(q2), bytes(q3)));
     }
 
     // Slots measured not to beat the base with AVX-512 (see README.md).

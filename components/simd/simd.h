@@ -147,6 +147,25 @@ template <class M> inline constexpr M swap_pairs = index_vector<M>([](std::size_
 template <class M> inline constexpr M even_odd =
     index_vector<M>([](std::size_t k) { return k & 1 ? k + lane_count<M> : k; });
 
+// Two vectors one after the other, as one of twice the size; and the first or
+// second half of one.
+template <class V, std::size_t... I> [[gnu::always_inline]] inline auto concat(V x, V y, std::index_sequence<I...>)
+{
+    return __builtin_shufflevector(x, y, I...);
+}
+template <class V> [[gnu::always_inline]] inline auto concat(V x, V y)
+{
+    return concat(x, y, std::make_index_sequence<2 * lane_count<V>>{});
+}
+template <std::size_t Which, class V, std::size_t... I> [[gnu::always_inline]] inline auto half_of(V v, std::index_sequence<I...>)
+{
+    return __builtin_shufflevector(v, v, (Which * sizeof...(I) + I)...);
+}
+template <std::size_t Which, class V> [[gnu::always_inline]] inline auto half_of(V v)
+{
+    return half_of<Which>(v, std::make_index_sequence<lane_count<V> / 2>{});
+}
+
 // ---- the rules: one SIMD definition per op of base/semantics.h ---------------
 // Each takes two vectors of the semantic lane type (signed integers where
 // signedness matters, float, double, _Float16) and gives the lane-wise
@@ -338,71 +357,83 @@ template <class Rule> struct BFloat16ViaFloat {
 };
 
 // fp8 (OCP E4M3 / E5M2) through float, base::in_float's rule: a register of
-// codes is taken a quarter at a time, each widened to a register of floats,
-// the float rule applied, rounded once to nearest even, and the four
-// quarters packed back into one register of codes.
-//  * widening goes through float16 (Isa::widen_half: exact): an E5M2 code is
-//    the top byte of a binary16; an E4M3 code's exponent and mantissa, moved
-//    into a binary16's, give its value times 2^-8 (subnormals included), and
-//    S.1111.111, which reads as +-480, is set to NaN;
-//  * rounding is base::to_float8_e4m3 / e5m2 on 32-bit lanes (checked to agree
-//    on all 2^32 floats): normals by integer rounding of the float's bits,
+// codes widens to four registers of floats, the float rule applies, each is
+// rounded once to nearest even, and the four are packed back into one
+// register of codes.
+//  * widening goes through float16 (Isa::widen_half: exact), the bit moves
+//    on 16-bit lanes: an E5M2 code is the top byte of a binary16; an E4M3
+//    code's exponent and mantissa, moved into a binary16's (sign-extending the
+//    byte puts its sign at bit 15), give its value times 2^-8, subnormals
+//    included. E4M3's NaN (S.1111.111) reads as +-480 there; as every op
+//    gives NaN for a NaN operand, the lanes with one are set to the NaN code
+//    after packing, on bytes;
+//  * rounding is base::to_float8_e4m3 / e5m2 on 32-bit lanes (agrees on all
+//    2^32 floats): normals by integer rounding of the float's bits,
 //    subnormals by the FPU's own rounding of |f| + 2^14 (E4M3) or + 2^7
-//    (E5M2), whose ulp is the format's subnormal step, then overflow (NaN /
-//    inf) and NaN by compares.
+//    (E5M2), whose ulp is the format's subnormal step; overflow is a min
+//    with the first code past the largest finite (E4M3: the NaN, E5M2: inf:
+//    the integer rounding grows with |f|), and E5M2's NaN (inf - inf, 0 x inf
+//    or a NaN operand) a compare.
 template <class Rule, class T> struct Fp8ViaFloat {
     using BaseT = T;
     static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
     template <std::size_t R> using Reg = Vec<uint8_t, R>;
 
-    template <class Isa, class Q> [[gnu::always_inline]] static auto widen(Q codes)
+    // Half the codes of a register as binary16 bits (scaled by 2^-8 for E4M3).
+    template <class Half, class Bytes> [[gnu::always_inline]] static Half to_half(Bytes x)
     {
-        using H = Vec<uint16_t, 2 * sizeof(Q)>;
-        const H h = __builtin_convertvector(codes, H);
-        if constexpr (!e4m3) {
-            return Isa::widen_half(H(h << 8));
+        if constexpr (e4m3) {
+            using Signed = Vec<int16_t, sizeof(Half)>;
+            const Signed s = __builtin_convertvector(as<Vec<int8_t, sizeof(Bytes)>>(x), Signed);
+            return as<Half>((s << 7) & int16_t(0xbf80));
         } else {
-            const auto f = Isa::widen_half(H(((h << 8) & 0x8000) | ((h << 7) & 0x3f80))) * 256.0f;
-            using M = Mask<decltype(f)>;
-            return as<decltype(f)>(as<M>(f) | (f == 480.0f) | (f == -480.0f));   // all ones: a NaN
+            return __builtin_convertvector(x, Half) << 8;
         }
+    }
+    // Binary16 bits (a quarter of the register's codes) as floats.
+    template <class Isa, class Quarter> [[gnu::always_inline]] static auto widen(Quarter h)
+    {
+        const auto f = Isa::widen_half(h);
+        if constexpr (e4m3) return f * 256.0f;
+        else return f;
     }
     // The codes of a register of floats, one per 32-bit lane.
     template <class F> [[gnu::always_inline]] static auto round(F f)
     {
         using U = Vec<uint32_t, sizeof(F)>;
         using S = Vec<int32_t, sizeof(F)>;
-        const U x = as<U>(f), sign = (x >> 24) & 0x80u, abs = x & 0x7fffffffu;
+        const U x = as<U>(f), abs = x & 0x7fffffffu;
         const S mag = as<S>(abs);
         U q;
         if constexpr (e4m3) {
             const U sub = as<U>(as<F>(abs) + 16384.0f) - 0x46800000u;   // - bits of 2^14
             const U nor = (abs - (120u << 23) + 0x7ffffu + ((abs >> 20) & 1u)) >> 20;
             q = mag < (121 << 23) ? sub : nor;
-            q = mag > 0x43e80000 ? U{} + 0x7fu : q;                      // beyond 464 (inf, NaN): NaN
+            q = q < 0x7fu ? q : 0x7fu;                                   // beyond 464 (inf, NaN): NaN
         } else {
             const U sub = as<U>(as<F>(abs) + 128.0f) - 0x43000000u;     // - bits of 2^7
             const U nor = (abs - (112u << 23) + 0xfffffu + ((abs >> 21) & 1u)) >> 21;
             q = mag < (113 << 23) ? sub : nor;
-            q = mag >= 0x47700000 ? U{} + 0x7cu : q;                     // from 61440 on: inf
-            q = mag > 0x7f800000 ? U{} + 0x7eu : q;                      // NaN
+            q = q < 0x7cu ? q : 0x7cu;                                   // from 61440 on: inf
+            q = f != f ? 0x7eu : q;                                      // NaN
         }
-        return q | sign;
-    }
-    // The codes (32-bit lanes) of quarter K of a and b.
-    template <class Isa, std::size_t K, class V, std::size_t... I>
-    [[gnu::always_inline]] static auto quarter(V a, V b, std::index_sequence<I...>)
-    {
-        using Q = Vec<uint8_t, sizeof(V) / 4>;
-        const Q x = __builtin_shufflevector(a, a, (K * sizeof(Q) + I)...);
-        const Q y = __builtin_shufflevector(b, b, (K * sizeof(Q) + I)...);
-        return round(Rule::apply(widen<Isa>(x), widen<Isa>(y)));
+        return q | ((x >> 24) & 0x80u);
     }
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
-        constexpr auto q = std::make_index_sequence<sizeof(V) / 4>{};
-        return pack<Isa, V>(quarter<Isa, 0>(a, b, q), quarter<Isa, 1>(a, b, q), quarter<Isa, 2>(a, b, q),
-                            quarter<Isa, 3>(a, b, q));
+        using Half = Vec<uint16_t, sizeof(V)>;
+        const Half a0 = to_half<Half>(half_of<0>(a)), a1 = to_half<Half>(half_of<1>(a));
+        const Half b0 = to_half<Half>(half_of<0>(b)), b1 = to_half<Half>(half_of<1>(b));
+        const auto r0 = round(Rule::apply(widen<Isa>(half_of<0>(a0)), widen<Isa>(half_of<0>(b0))));
+        const auto r1 = round(Rule::apply(widen<Isa>(half_of<1>(a0)), widen<Isa>(half_of<1>(b0))));
+        const auto r2 = round(Rule::apply(widen<Isa>(half_of<0>(a1)), widen<Isa>(half_of<0>(b1))));
+        const auto r3 = round(Rule::apply(widen<Isa>(half_of<1>(a1)), widen<Isa>(half_of<1>(b1))));
+        V r = pack<Isa, V>(r0, r1, r2, r3);
+        if constexpr (e4m3) {   // a NaN operand gives the NaN
+            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
+            r |= as<V>(nan) & 0x7f;
+        }
+        return r;
     }
     // Four registers of codes (32-bit lanes, each < 256) as one register of
     // bytes, in order: Isa::pack_bytes where the ISA has one (GCC turns a
@@ -414,15 +445,9 @@ template <class Rule, class T> struct Fp8ViaFloat {
             return as<V>(Isa::pack_bytes(q0, q1, q2, q3));
         } else {
             using Q = Vec<uint8_t, sizeof(V) / 4>;
-            constexpr std::size_t n = sizeof(Q);
-            const auto half0 = join(__builtin_convertvector(q0, Q), __builtin_convertvector(q1, Q), std::make_index_sequence<2 * n>{});
-            const auto half1 = join(__builtin_convertvector(q2, Q), __builtin_convertvector(q3, Q), std::make_index_sequence<2 * n>{});
-            return join(half0, half1, std::make_index_sequence<4 * n>{});
+            return concat(concat(__builtin_convertvector(q0, Q), __builtin_convertvector(q1, Q)),
+                          concat(__builtin_convertvector(q2, Q), __builtin_convertvector(q3, Q)));
         }
-    }
-    template <class Q, std::size_t... I> [[gnu::always_inline]] static auto join(Q x, Q y, std::index_sequence<I...>)
-    {
-        return __builtin_shufflevector(x, y, I...);
     }
 };
 
