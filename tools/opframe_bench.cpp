@@ -346,10 +346,10 @@ int main(int argc, char **argv)
                 o.ops = {"SUM", "PROD", "MAX", "MIN", "BAND", "BOR", "BXOR"};
                 o.types = {"INT8_T", "UINT8_T", "INT16_T", "UINT16_T", "INT32_T", "UINT32_T", "INT64_T", "UINT64_T",
                            "FLOAT", "DOUBLE"};
-            } else if (suite == "extra") {   // slots Open MPI leaves scalar (ops filtered per type below)
+            } else if (suite == "extra") {   // slots Open MPI leaves scalar or lacks (ops filtered per type below)
                 o.ops = {"SUM", "PROD", "MAX", "MAXLOC", "MINLOC", "LAND"};
                 o.types = {"DOUBLE_INT", "FLOAT_INT", "2INT", "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "FLOAT16",
-                           "BFLOAT16", "LONG", "INTEGER", "REAL8", "LOGICAL", "C_BOOL"};
+                           "BFLOAT16", "LONG", "INTEGER", "REAL8", "LOGICAL", "C_BOOL", "FLOAT8_E4M3", "FLOAT8_E5M2"};
             } else return usage();
         } else return usage();
     }
