@@ -11,7 +11,10 @@
 #      component's boundary: sync-legacy (synchronising the legacy default
 #      stream instead of the per-thread one the work went to), no-sync (no
 #      synchronisation in synchronous calls), no-device-scope (the device of
-#      the call never made current);
+#      the call never made current); and (issue 21) two more on the data
+#      section: pair-store (a pair kernel storing the whole struct: padding
+#      and past the true end) and dense-copy (a padded type copied as whole
+#      elements instead of range by range);
 #   3. with OPF_CHECK_DEPTH=deep: test/cuda_conformance --quick under
 #      sync-legacy and no-sync, which it must catch too (about 40 s each on 2
 #      cores; it runs on one device, so no-device-scope is cuda_cpu's alone).
@@ -32,6 +35,8 @@ mutation() {   # mutation NAME SECTION...: cuda_cpu under CUDASTUB_MUTATE=NAME m
     [ $rc -eq 1 ] || { echo "FAILED: the mutation $m was not caught by cuda_cpu"; failures=$((failures + 1)); }
 }
 mutation thread-index data
+mutation pair-store data    # padding checks inside pairs; canaries after device outputs
+mutation dense-copy data    # copies past the true end refused, guard pages, padding checks
 for m in sync-legacy no-sync no-device-scope; do mutation $m; done
 if [ "${OPF_CHECK_DEPTH:-quick}" = deep ]; then
     for m in sync-legacy no-sync; do

@@ -177,7 +177,7 @@ mount_into /dev/shm -t tmpfs -o mode=1777,size=1g tmpfs
 
 in_root() {
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPF_TEST_SYSTEM_FIX=1 "$@"
 }
 if [ $shell = 1 ]; then
     in_root sh -c "cd $scratch && exec bash -i"
