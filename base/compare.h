@@ -15,6 +15,10 @@ template <class T> inline bool same_value(const T &a, const T &b)
         return a.bits == b.bits || (((a.bits & 0x7fff) > 0x7c00) && ((b.bits & 0x7fff) > 0x7c00));
     else if constexpr (std::is_same_v<T, BFloat16>)
         return a.bits == b.bits || (((a.bits & 0x7fff) > 0x7f80) && ((b.bits & 0x7fff) > 0x7f80));
+    else if constexpr (std::is_same_v<T, Float8E4M3>)
+        return a.bits == b.bits || (((a.bits & 0x7f) == 0x7f) && ((b.bits & 0x7f) == 0x7f));
+    else if constexpr (std::is_same_v<T, Float8E5M2>)
+        return a.bits == b.bits || (((a.bits & 0x7f) > 0x7c) && ((b.bits & 0x7f) > 0x7c));
     else if constexpr (std::is_same_v<T, long double>)
         return (is_nan(a) && is_nan(b)) || std::memcmp(&a, &b, value_bytes<long double>) == 0;
     else if constexpr (is_real<T>)

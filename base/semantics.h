@@ -25,7 +25,8 @@ template <> inline constexpr bool is_integer<__int128> = true;
 #endif
 
 template <class T> inline constexpr bool is_real =
-    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+    std::is_same_v<T, Float8E4M3> || std::is_same_v<T, Float8E5M2>;
 #ifdef __SIZEOF_FLOAT128__
 template <> inline constexpr bool is_real<__float128> = true;
 #endif
@@ -97,12 +98,34 @@ template <class T> OPF_HD inline T max_value(T a, T b)
     else return -min_value(-a, -b);
 }
 
-// float16 / bfloat16: widen to float, compute, round once.
-template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+// float16 / bfloat16 / fp8: widen to float (exact), compute, round once to
+// nearest even (storage.h). A narrow type is one with to_float(T) and
+// narrow<T>(float); everything generic over the narrow types (the ops below)
+// needs only those two.
+//
+// Overflow and non-finite values, per format:
+//   float16, bfloat16, FLOAT8_E5M2: IEEE: a result that rounds beyond the
+//     largest finite is inf, NaN stays NaN.
+//   FLOAT8_E4M3 (float8_e4m3fn) has no inf: a result that rounds beyond 448
+//     (a magnitude above 464) is NaN, and so would be an inf (its inputs are
+//     finite or NaN, so in float only overflow reaches it).
+// Not saturated: a saturated sum (448 or 57344) would be a wrong finite value
+// that nothing downstream can tell from a real one; NaN / inf, as for float16,
+// keep an overflow visible (DESIGN.md: Open MPI's saturating SIMD sums are a
+// pain we avoid). This is PyTorch's conversion (float -> float8_e4m3fn /
+// float8_e5m2, round to nearest even, not saturating) and the OCP OFP8 spec's
+// non-saturating mode, so a result equals (a.float() op b.float()).to(fp8) in
+// PyTorch. NCCL differs: its fp8 reductions convert with CUDA's __NV_SATFINITE
+// (overflow saturates to +-448 / +-57344, inf too) and, on sm_90, add in
+// half before converting (two roundings).
+template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
+                                    std::is_same_v<T, Float8E4M3> || std::is_same_v<T, Float8E5M2>;
 template <Narrow T> OPF_HD inline T narrow(float f)
 {
     if constexpr (std::is_same_v<T, Half>) return to_half(f);
-    else return to_bfloat16(f);
+    else if constexpr (std::is_same_v<T, BFloat16>) return to_bfloat16(f);
+    else if constexpr (std::is_same_v<T, Float8E4M3>) return to_float8_e4m3(f);
+    else return to_float8_e5m2(f);
 }
 template <Narrow T, class F> OPF_HD inline T in_float(T a, T b, F f)
 {

@@ -1,5 +1,5 @@
 // storage.h — how each kernel type is laid out in memory, and the exact
-// float <-> half / bfloat16 conversions (round to nearest even, once).
+// float <-> half / bfloat16 / fp8 conversions (round to nearest even, once).
 //
 // Host and device: everything a kernel calls is OPF_HD, so that the cuda
 // component's device code compiles these very functions (nvcc), and plain
@@ -100,6 +100,78 @@ OPF_HD inline BFloat16 to_bfloat16(float f)
         return {uint16_t((x >> 16) | 0x0040u)};
     const uint32_t round = 0x7fffu + ((x >> 16) & 1u);   // nearest even; overflow reaches inf
     return {uint16_t((x + round) >> 16)};
+}
+
+// ---- OCP 8-bit floats (OFP8) ---------------------------------------------------
+// Raw bits, computed in float and rounded once, as float16 (semantics.h says
+// what happens on overflow and why).
+//   E4M3 (PyTorch's float8_e4m3fn): 1.4.3, bias 7, no infinities; S.1111.111
+//        is the NaN (one per sign), the largest finite is 448.
+//   E5M2 (float8_e5m2): 1.5.2, bias 15, the top byte of a binary16:
+//        infinities and NaNs as IEEE, the largest finite is 57344.
+// Every value of both is exact in float (and in binary16).
+struct Float8E4M3 { uint8_t bits; };
+struct Float8E5M2 { uint8_t bits; };
+
+OPF_HD inline float to_float(Float8E4M3 b)
+{
+    const uint32_t sign = uint32_t(b.bits & 0x80u) << 24;
+    const uint32_t exp = (b.bits >> 3) & 0xfu, mant = b.bits & 7u;
+    if (exp == 0xf && mant == 7)                   // the NaN
+        return bits_as<float>(sign | 0x7fc00000u);
+    if (exp != 0)                                  // normal: rebias 7 -> 127
+        return bits_as<float>(sign | ((exp + 120) << 23) | (mant << 20));
+    // subnormal or zero: mant * 2^-9, exact in float
+    return bits_as<float>(sign | bits_as<uint32_t>(float(mant) * 0x1p-9f));
+}
+
+OPF_HD inline float to_float(Float8E5M2 b) { return to_float(Half{uint16_t(b.bits << 8)}); }
+
+// |f| (its bits, finite and below the format's overflow threshold) rounded
+// to nearest even into an 8-bit float of Man mantissa bits and exponent bias
+// Bias; the sign is the caller's.
+template <int Man, int Bias> OPF_HD inline uint8_t round_to_float8(uint32_t abs)
+{
+    if (abs >= uint32_t(128 - Bias) << 23) {       // normal: >= 2^(1-Bias)
+        constexpr uint32_t drop = 23 - Man, tie = 1u << (drop - 1);
+        uint32_t q = (((abs >> 23) - (127 - Bias)) << Man) | ((abs & 0x7fffffu) >> drop);
+        const uint32_t rest = abs & ((1u << drop) - 1);
+        q += (rest > tie) || (rest == tie && (q & 1u));   // a carry into the exponent is correct rounding
+        return uint8_t(q);
+    }
+    // subnormal or zero: scale so that one ulp (2^(1-Bias-Man)) is 1.0 (exact:
+    // a power of two), then round the integer part to nearest even
+    const float scaled = bits_as<float>(abs) * float(1u << (Bias - 1 + Man));
+    uint32_t q = uint32_t(scaled);
+    const float frac = scaled - float(q);
+    q += (frac > 0.5f) || (frac == 0.5f && (q & 1u));
+    return uint8_t(q);                             // q == 1 << Man becomes the smallest normal
+}
+
+// E4M3 has no infinity: NaN, inf and every magnitude that rounds beyond 448
+// (above 464, the midpoint to the next binade's first step) give the NaN.
+OPF_HD inline Float8E4M3 to_float8_e4m3(float f)
+{
+    const uint32_t x = bits_as<uint32_t>(f);
+    const uint8_t sign = uint8_t((x >> 24) & 0x80u);
+    const uint32_t abs = x & 0x7fffffffu;
+    if (abs > 0x43e80000u)                         // > 464.0f, inf and NaN included
+        return {uint8_t(sign | 0x7fu)};
+    return {uint8_t(sign | round_to_float8<3, 7>(abs))};
+}
+
+// E5M2 as IEEE: NaN stays a (quiet) NaN, a magnitude that rounds beyond 57344
+// (from 61440 on, the tie rounding to even = up) is inf.
+OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
+{
+    const uint32_t x = bits_as<uint32_t>(f);
+    const uint8_t sign = uint8_t((x >> 24) & 0x80u);
+    const uint32_t abs = x & 0x7fffffffu;
+    if (abs > 0x7f800000u)                         // NaN
+        return {uint8_t(sign | 0x7eu)};
+    if (abs >= 0x47700000u)                        // >= 61440.0f, inf included
+        return {uint8_t(sign | 0x7cu)};
+    return {uint8_t(sign | round_to_float8<2, 15>(abs))};
 }
 
 // ---- data bytes -------------------------------------------------------------

@@ -27,7 +27,8 @@ using KernelTypes = TypeList<
     Half, BFloat16, float, double, long double, Float128,
     Complex<float>, Complex<double>, Complex<long double>,
     Pair<float, int>, Pair<double, int>, Pair<long, int>, Pair<int, int>,
-    Pair<short, int>, Pair<long double, int>, Pair<float, float>, Pair<double, double>>;
+    Pair<short, int>, Pair<long double, int>, Pair<float, float>, Pair<double, double>,
+    Float8E4M3, Float8E5M2>;
 static_assert(KernelTypes::size == OPF_KT_COUNT, "KernelTypes must follow the OPF_KT_* enum");
 
 inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
@@ -36,7 +37,8 @@ inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
     "FLOAT16", "BFLOAT16", "FLOAT", "DOUBLE", "LONG_DOUBLE", "FLOAT128",
     "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "C_LONG_DOUBLE_COMPLEX",
     "FLOAT_INT", "DOUBLE_INT", "LONG_INT", "2INT",
-    "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE"};
+    "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE",
+    "FLOAT8_E4M3", "FLOAT8_E5M2"};
 
 // Indexed by OPF_OPID_*.
 using Ops = TypeList<

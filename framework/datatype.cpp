@@ -120,6 +120,8 @@ constexpr Predefined predefined_list[] = {
     {OPF_TYPEID_2REAL, "2REAL", OPF_KT_2FLOAT, G::Pair},
     {OPF_TYPEID_2DOUBLE_PRECISION, "2DOUBLE_PRECISION", OPF_KT_2DOUBLE, G::Pair},
     {OPF_TYPEID_2INTEGER, "2INTEGER", OPF_KT_2INT, G::Pair},
+    {OPF_TYPEID_FLOAT8_E4M3, "FLOAT8_E4M3", OPF_KT_FLOAT8_E4M3, G::Floating},
+    {OPF_TYPEID_FLOAT8_E5M2, "FLOAT8_E5M2", OPF_KT_FLOAT8_E5M2, G::Floating},
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
 

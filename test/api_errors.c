@@ -82,6 +82,7 @@ static const int group_of[OPF_TYPEID_COUNT_] = {
     [OPF_TYPEID_2INT] = G_PAIR, [OPF_TYPEID_SHORT_INT] = G_PAIR,
     [OPF_TYPEID_LONG_DOUBLE_INT] = G_PAIR, [OPF_TYPEID_2REAL] = G_PAIR,
     [OPF_TYPEID_2DOUBLE_PRECISION] = G_PAIR, [OPF_TYPEID_2INTEGER] = G_PAIR,
+    [OPF_TYPEID_FLOAT8_E4M3] = G_FLOAT, [OPF_TYPEID_FLOAT8_E5M2] = G_FLOAT,
 };
 
 static int op_valid(int op, int g)
@@ -153,6 +154,7 @@ static void test_names(void)
         { OPF_BYTE, "BYTE" }, { OPF_FLOAT, "FLOAT" }, { OPF_INT, "INT" }, { OPF_DOUBLE_INT, "DOUBLE_INT" },
         { OPF_2INT, "2INT" }, { OPF_UNSIGNED_LONG_LONG, "UNSIGNED_LONG_LONG" }, { OPF_LOGICAL, "LOGICAL" },
         { OPF_INTEGER8, "INTEGER8" }, { OPF_CHAR, "CHAR" }, { OPF_FLOAT16, "FLOAT16" },
+        { OPF_FLOAT8_E4M3, "FLOAT8_E4M3" }, { OPF_FLOAT8_E5M2, "FLOAT8_E5M2" },
     };
     for (size_t i = 0; i < sizeof few / sizeof few[0]; ++i) {
         const char *n = opf_type_name(few[i].t);

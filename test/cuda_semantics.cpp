@@ -7,6 +7,9 @@
 //      host emulation (__float2half_rn, __float2bfloat16_rn), for a sample of
 //      floats that covers every exponent and the rounding boundaries
 //      (--exhaustive: all 2^32 floats); widening for all 2^16 patterns;
+//      the fp8 ones against the headers' __nv_cvt_float_to_fp8 (__NV_NOSAT)
+//      on the same sample and their rounding ties (--exhaustive-fp8: all
+//      2^32 floats for them too), widening for all 2^8 codes;
 //   2. every slot the GPU computes (REPLACE and NO_OP included), at the
 //      lengths of the device test: the component's host path (host_kernel),
 //      and the device kernel's work items compiled as host C++ and run one by
@@ -21,7 +24,7 @@
 // What it cannot check is the device's own instructions (add/mul.rn,
 // 16-byte loads): test/cuda_conformance does that on a GPU.
 //
-// Usage: cuda_semantics [--seed N] [--exhaustive] [-v]
+// Usage: cuda_semantics [--seed N] [--exhaustive | --exhaustive-fp8] [-v]
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
@@ -36,6 +39,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "test/cuda_testdata.h"
 
@@ -66,8 +70,35 @@ float cuda_widen_bfloat16(uint16_t bits)
     return __bfloat162float(__nv_bfloat16(r));
 }
 
-void check_float(uint32_t u)
+// fp8: the CUDA headers' __NV_NOSAT conversions (round to nearest even, no
+// saturation: E4M3 overflow NaN, E5M2 overflow inf), the rule of base/semantics.h.
+bool e4m3_nan(uint8_t b) { return (b & 0x7f) == 0x7f; }
+bool e5m2_nan(uint8_t b) { return (b & 0x7f) > 0x7c; }
+uint8_t cuda_fp8(float f, __nv_fp8_interpretation_t kind) { return __nv_cvt_float_to_fp8(f, __NV_NOSAT, kind); }
+float cuda_widen_fp8(uint8_t bits, __nv_fp8_interpretation_t kind)
 {
+    return __half2float(__half(__half_raw(__nv_cvt_fp8_to_halfraw(bits, kind))));
+}
+
+void check_float8(uint32_t u)
+{
+    float f;
+    std::memcpy(&f, &u, 4);
+    const uint8_t e4 = cuda_fp8(f, __NV_E4M3), e4b = ob::to_float8_e4m3(f).bits;
+    if (e4 != e4b && !(e4m3_nan(e4) && e4m3_nan(e4b)))
+        fail("float 0x%08" PRIx32 " -> float8_e4m3: cuda 0x%02x, base 0x%02x", u, e4, e4b);
+    const uint8_t e5 = cuda_fp8(f, __NV_E5M2), e5b = ob::to_float8_e5m2(f).bits;
+    if (e5 != e5b && !(e5m2_nan(e5) && e5m2_nan(e5b)))
+        fail("float 0x%08" PRIx32 " -> float8_e5m2: cuda 0x%02x, base 0x%02x", u, e5, e5b);
+    checks += 2;
+}
+
+// The 16-bit conversions of one float; with_fp8: the 8-bit ones too (CUDA's
+// fp8 emulation goes through double and costs 4x the 16-bit ones: every
+// float through it is --exhaustive-fp8's, outside CI's time).
+void check_float(uint32_t u, bool with_fp8 = true)
+{
+    if (with_fp8) check_float8(u);
     float f;
     std::memcpy(&f, &u, 4);
     const uint16_t h = cuda_half(f), hb = ob::to_half(f).bits;
@@ -79,7 +110,7 @@ void check_float(uint32_t u)
     checks += 2;
 }
 
-void check_conversions(bool exhaustive, Rng &rng)
+void check_conversions(bool exhaustive, bool exhaustive_fp8, Rng &rng)
 {
     const auto start = std::chrono::steady_clock::now();
     long long before = checks;
@@ -90,9 +121,17 @@ void check_conversions(bool exhaustive, Rng &rng)
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("bfloat16 0x%04x -> float differs", h);
         checks += 2;
     }
+    for (uint32_t c = 0; c < 0x100; ++c) {
+        const float x = cuda_widen_fp8(uint8_t(c), __NV_E4M3), y = ob::to_float(ob::Float8E4M3{uint8_t(c)});
+        const float bx = cuda_widen_fp8(uint8_t(c), __NV_E5M2), by = ob::to_float(ob::Float8E5M2{uint8_t(c)});
+        if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("float8_e4m3 0x%02x -> float differs", c);
+        if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("float8_e5m2 0x%02x -> float differs", c);
+        checks += 2;
+    }
     if (exhaustive) {
-        for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u));
-    } else {
+        for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u), exhaustive_fp8);
+    }
+    if (!exhaustive || !exhaustive_fp8) {
         // Per exponent (both signs): the low 16 mantissa patterns, the top
         // ones, every rounding boundary of half and bfloat16 (halfway +- 1),
         // and random mantissas.
@@ -107,6 +146,9 @@ void check_conversions(bool exhaustive, Rng &rng)
                         check_float(top | ((b | 0x8000) + d));   // bfloat16 tie +- 1 ulp (16 dropped bits)
                     }
                     check_float(top | (h | 0x1fff));
+                    if (k < 8)   // fp8 ties +- 1 ulp (E4M3: 20 dropped bits, E5M2: 21)
+                        for (int d = -1; d <= 1; ++d)
+                            check_float(top | ((k << 20 | 0x80000) + d)), check_float(top | (((k & 3) << 21 | 0x100000) + d));
                     check_float(top | uint32_t(rng.next() & 0x7fffff));
                 }
                 for (uint32_t s = 0; s < 24; ++s) check_float(top | (1u << s)), check_float(top | ((1u << s) - 1));
@@ -115,7 +157,8 @@ void check_conversions(bool exhaustive, Rng &rng)
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("conversions: %lld checks (%s) in %.1f s\n", checks - before,
-                exhaustive ? "every float" : "sampled; --exhaustive for every float", s);
+                exhaustive_fp8 ? "every float" : exhaustive ? "every float; fp8 sampled, --exhaustive-fp8 for every float"
+                                                           : "sampled; --exhaustive for every float", s);
 }
 
 // ---- 2. slots ---------------------------------------------------------------------
@@ -270,20 +313,21 @@ void check_slot(int op, int kt, uint64_t seed, int mode_hits[3])
 int main(int argc, char **argv)
 {
     uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    bool exhaustive = false;
+    bool exhaustive = false, exhaustive_fp8 = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
         else if (arg == "--exhaustive") exhaustive = true;
+        else if (arg == "--exhaustive-fp8") exhaustive = exhaustive_fp8 = true;
         else if (arg == "-v") verbose = true;
         else {
-            std::fprintf(stderr, "usage: %s [--seed N] [--exhaustive] [-v]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--seed N] [--exhaustive | --exhaustive-fp8] [-v]\n", argv[0]);
             return 2;
         }
     }
     std::printf("seed=%" PRIu64 "\n", seed);
     Rng rng(seed);
-    check_conversions(exhaustive, rng);
+    check_conversions(exhaustive, exhaustive_fp8, rng);
 
     int n_slots = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)

@@ -47,6 +47,12 @@ template <class T> void scalar(unsigned char *p, Rng &r)
                                      0x007f, 0x0080, 0x7f7f, 0xff7f, 0x3f80, 0xbf80, 0x3f81, 0x3b80};
         const uint16_t v = std::is_same_v<T, Half> ? h[r.below(sizeof h / 2)] : b[r.below(sizeof b / 2)];
         set(p, v);
+    } else if constexpr (std::is_same_v<T, opf::base::Float8E4M3> || std::is_same_v<T, opf::base::Float8E5M2>) {
+        // zeros, NaN / inf, subnormals, the largest finite, 1 and its next, large values whose sums overflow
+        static const uint8_t e4m3[] = {0x00, 0x80, 0x7f, 0xff, 0x01, 0x87, 0x08, 0x7e, 0xfe, 0x38, 0x39, 0x77, 0x7a};
+        static const uint8_t e5m2[] = {0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x7d, 0x01, 0x83, 0x04, 0x7b, 0xfb, 0x3c, 0x3d, 0x78};
+        const uint8_t v = std::is_same_v<T, opf::base::Float8E4M3> ? e4m3[r.below(sizeof e4m3)] : e5m2[r.below(sizeof e5m2)];
+        set(p, v);
     } else if constexpr (std::is_floating_point_v<T>) {
         using L = std::numeric_limits<T>;
         const T specials[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),

@@ -48,6 +48,8 @@ static void test_predefined_layouts(void)
     check_layout("BYTE", OPF_BYTE, 1, 0, 1, 0, 1);
     check_layout("DOUBLE", OPF_DOUBLE, 8, 0, 8, 0, 8);
     check_layout("FLOAT16", OPF_FLOAT16, 2, 0, 2, 0, 2);
+    check_layout("FLOAT8_E4M3", OPF_FLOAT8_E4M3, 1, 0, 1, 0, 1);
+    check_layout("FLOAT8_E5M2", OPF_FLOAT8_E5M2, 1, 0, 1, 0, 1);
     check_layout("LOGICAL", OPF_LOGICAL, 4, 0, 4, 0, 4);
     check_layout("C_DOUBLE_COMPLEX", OPF_C_DOUBLE_COMPLEX, 16, 0, 16, 0, 16);
     check_layout("LONG_DOUBLE", OPF_LONG_DOUBLE, sizeof(long double), 0, sizeof(long double), 0,

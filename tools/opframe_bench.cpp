@@ -178,6 +178,8 @@ void fill_ones(AlignedBuffer &buf, int kt)
     switch (kt) {
     case OPF_KT_FLOAT16: put(uint16_t(0x3c00)); break;
     case OPF_KT_BFLOAT16: put(uint16_t(0x3f80)); break;
+    case OPF_KT_FLOAT8_E4M3: put(uint8_t(0x38)); break;   // SUM in place stops at 16 (16 + 1 ties to 16)
+    case OPF_KT_FLOAT8_E5M2: put(uint8_t(0x3c)); break;   // ... at 8
     case OPF_KT_FLOAT: case OPF_KT_C_FLOAT_COMPLEX: put(1.0f); break;
     case OPF_KT_DOUBLE: case OPF_KT_C_DOUBLE_COMPLEX: put(1.0); break;
     case OPF_KT_LONG_DOUBLE: case OPF_KT_C_LONG_DOUBLE_COMPLEX: put(1.0L); break;
@@ -402,10 +404,10 @@ int main(int argc, char **argv)
                 o.ops = {"SUM", "PROD", "MAX", "MIN", "BAND", "BOR", "BXOR"};
                 o.types = {"INT8_T", "UINT8_T", "INT16_T", "UINT16_T", "INT32_T", "UINT32_T", "INT64_T", "UINT64_T",
                            "FLOAT", "DOUBLE"};
-            } else if (!strcasecmp(suite.c_str(), "extra")) {   // slots Open MPI leaves scalar (ops filtered per type below)
+            } else if (!strcasecmp(suite.c_str(), "extra")) {   // slots Open MPI leaves scalar or lacks (ops filtered per type below)
                 o.ops = {"SUM", "PROD", "MAX", "MAXLOC", "MINLOC", "LAND"};
                 o.types = {"DOUBLE_INT", "FLOAT_INT", "2INT", "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "FLOAT16",
-                           "BFLOAT16", "LONG", "INTEGER", "REAL8", "LOGICAL", "C_BOOL"};
+                           "BFLOAT16", "LONG", "INTEGER", "REAL8", "LOGICAL", "C_BOOL", "FLOAT8_E4M3", "FLOAT8_E5M2"};
             } else return usage();
             if (o.aligns.empty()) o.aligns = {64, 16};
         } else return usage();

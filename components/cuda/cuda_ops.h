@@ -28,7 +28,7 @@ using base::KernelTypes;
 using base::Ops;
 
 // A scalar the GPU computes exactly: integers up to 64 bits, float, double,
-// and float16 / bfloat16 (computed in float).
+// and float16 / bfloat16 / fp8 (base::Narrow: computed in float).
 template <class S> inline constexpr bool gpu_scalar =
     (base::is_integer<S> && sizeof(S) <= 8) || std::is_same_v<S, float> || std::is_same_v<S, double> || base::Narrow<S>;
 template <class T> inline constexpr bool on_gpu = gpu_scalar<T>;

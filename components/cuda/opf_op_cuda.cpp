@@ -8,7 +8,8 @@
  * opf_cuda_reduce_local, ... on a cudaStream_t).
  *
  * Slots: every (op, kernel type) the GPU computes exactly — integers of 8 to
- * 64 bits, float16, bfloat16, float, double, complex float / double, the
+ * 64 bits, float16, bfloat16, fp8 (base::Narrow: in float, storage.h's
+ * rounding), float, double, complex float / double, the
  * MAXLOC / MINLOC pairs but the long double one — and REPLACE / NO_OP on every
  * kernel type (byte copies). Not int128, long double, float128: a call on
  * device memory with those fails with OPF_ERR_BUFFER ("no component serves

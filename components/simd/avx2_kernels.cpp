@@ -51,6 +51,18 @@ struct Avx2 {
         return as<Vec<uint16_t, 16>>(_mm256_cvtps_ph(as<__m256>(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     }
 
+    // fp8 (simd.h, Fp8ViaFloat): four registers of codes in 32-bit lanes
+    // (each < 256, so saturating packs are exact) to 32 bytes in order; the
+    // packs work within 128-bit lanes, vpermd puts the dwords in place.
+    [[gnu::always_inline]] static Vec<uint8_t, 32> pack_bytes(Vec<uint32_t, 32> q0, Vec<uint32_t, 32> q1,
+                                                              Vec<uint32_t, 32> q2, Vec<uint32_t, 32> q3)
+    {
+        const __m256i p01 = _mm256_packus_epi32(as<__m256i>(q0), as<__m256i>(q1));
+        const __m256i p23 = _mm256_packus_epi32(as<__m256i>(q2), as<__m256i>(q3));
+        const __m256i bytes = _mm256_packus_epi16(p01, p23);   // dwords: q0 q1 q2 q3 (low halves) | (high halves)
+        return as<Vec<uint8_t, 32>>(_mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+    }
+
     // Slots measured not to beat the base on AVX2 (see README.md).
     template <class Op, class T> static constexpr bool offers = true;
 };

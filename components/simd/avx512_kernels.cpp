@@ -214,6 +214,15 @@ struct Avx512 {
         return as<Vec<uint16_t, 32>>(_mm512_maskz_cvtps_ph(all16, as<__m512>(f), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     }
 
+    // fp8 (simd.h, Fp8ViaFloat): four registers of codes in 32-bit lanes to
+    // 64 bytes in order, vpmovdb each.
+    [[gnu::always_inline]] static Vec<uint8_t, 64> pack_bytes(Vec<uint32_t, 64> q0, Vec<uint32_t, 64> q1,
+                                                              Vec<uint32_t, 64> q2, Vec<uint32_t, 64> q3)
+    {
+        const auto bytes = [](Vec<uint32_t, 64> q) { return as<Vec<uint8_t, 16>>(_mm512_maskz_cvtepi32_epi8(all16, as<__m512i>(q))); };
+        return concat(concat(bytes(q0), bytes(q1)), concat(bytes(q2), bytes(q3)));
+    }
+
     // Slots measured not to beat the base with AVX-512 (see README.md).
     template <class Op, class T> static constexpr bool offers = true;
 };

@@ -11,7 +11,7 @@
 //                              vcvtph2ps / vcvtps2ph; without it float16
 //                              stays with the base
 //   op_avx2_min_bytes  smallest call it serves, bytes per buffer (size, default 128;
-//                      smaller calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h,
+//                      smaller calls go to the base, FLOAT16, BFLOAT16 and FLOAT8_* excepted: component.h,
 //                      min_count_for)
 //
 // This file is the life cycle, built WITHOUT ISA flags (component.h says
@@ -24,7 +24,7 @@ namespace opf::simd {
 struct Avx2 {
     static constexpr const char *name = "avx2";
     static constexpr const char *description =
-        "AVX2 kernels: integers, float, double, float16 (F16C), bfloat16, complex, MAXLOC/MINLOC";
+        "AVX2 kernels: integers, float, double, float16 (F16C), bfloat16, fp8, complex, MAXLOC/MINLOC";
     static constexpr unsigned required = OPF_X86_AVX2 | OPF_X86_FMA | OPF_X86_F16C;
     static constexpr const char *required_text = "AVX2, FMA and F16C";
     static constexpr const char *priority_param = "op_avx2_priority";

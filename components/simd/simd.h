@@ -147,6 +147,25 @@ template <class M> inline constexpr M swap_pairs = index_vector<M>([](std::size_
 template <class M> inline constexpr M even_odd =
     index_vector<M>([](std::size_t k) { return k & 1 ? k + lane_count<M> : k; });
 
+// Two vectors one after the other, as one of twice the size; and the first or
+// second half of one.
+template <class V, std::size_t... I> [[gnu::always_inline]] inline auto concat(V x, V y, std::index_sequence<I...>)
+{
+    return __builtin_shufflevector(x, y, I...);
+}
+template <class V> [[gnu::always_inline]] inline auto concat(V x, V y)
+{
+    return concat(x, y, std::make_index_sequence<2 * lane_count<V>>{});
+}
+template <std::size_t Which, class V, std::size_t... I> [[gnu::always_inline]] inline auto half_of(V v, std::index_sequence<I...>)
+{
+    return __builtin_shufflevector(v, v, (Which * sizeof...(I) + I)...);
+}
+template <std::size_t Which, class V> [[gnu::always_inline]] inline auto half_of(V v)
+{
+    return half_of<Which>(v, std::make_index_sequence<lane_count<V> / 2>{});
+}
+
 // ---- the rules: one SIMD definition per op of base/semantics.h ---------------
 // Each takes two vectors of the semantic lane type (signed integers where
 // signedness matters, float, double, _Float16) and gives the lane-wise
@@ -384,6 +403,101 @@ template <class Rule> struct BFloat16ViaFloat {
     }
 };
 
+// fp8 (OCP E4M3 / E5M2) through float, base::in_float's rule: a register of
+// codes widens to four registers of floats, the float rule applies, each is
+// rounded once to nearest even, and the four are packed back into one
+// register of codes.
+//  * widening goes through float16 (Isa::widen_half: exact), the bit moves
+//    on 16-bit lanes: an E5M2 code is the top byte of a binary16; an E4M3
+//    code's exponent and mantissa, moved into a binary16's (sign-extending the
+//    byte puts its sign at bit 15), give its value times 2^-8, subnormals
+//    included. E4M3's NaN (S.1111.111) reads as +-480 there; as every op
+//    gives NaN for a NaN operand, the lanes with one are set to the NaN code
+//    after packing, on bytes;
+//  * rounding is base::to_float8_e4m3 / e5m2 on 32-bit lanes (agrees on all
+//    2^32 floats): normals by integer rounding of the float's bits,
+//    subnormals by the FPU's own rounding of |f| + 2^14 (E4M3) or + 2^7
+//    (E5M2), whose ulp is the format's subnormal step; overflow is a min
+//    with the first code past the largest finite (E4M3: the NaN, E5M2: inf:
+//    the integer rounding grows with |f|), and E5M2's NaN (inf - inf, 0 x inf
+//    or a NaN operand) a compare.
+template <class Rule, class T> struct Fp8ViaFloat {
+    using BaseT = T;
+    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+
+    // Half the codes of a register as binary16 bits (scaled by 2^-8 for E4M3).
+    template <class Half, class Bytes> [[gnu::always_inline]] static Half to_half(Bytes x)
+    {
+        if constexpr (e4m3) {
+            using Signed = Vec<int16_t, sizeof(Half)>;
+            const Signed s = __builtin_convertvector(as<Vec<int8_t, sizeof(Bytes)>>(x), Signed);
+            return as<Half>((s << 7) & int16_t(0xbf80));
+        } else {
+            return __builtin_convertvector(x, Half) << 8;
+        }
+    }
+    // Binary16 bits (a quarter of the register's codes) as floats.
+    template <class Isa, class Quarter> [[gnu::always_inline]] static auto widen(Quarter h)
+    {
+        const auto f = Isa::widen_half(h);
+        if constexpr (e4m3) return f * 256.0f;
+        else return f;
+    }
+    // The codes of a register of floats, one per 32-bit lane.
+    template <class F> [[gnu::always_inline]] static auto round(F f)
+    {
+        using U = Vec<uint32_t, sizeof(F)>;
+        using S = Vec<int32_t, sizeof(F)>;
+        const U x = as<U>(f), abs = x & 0x7fffffffu;
+        const S mag = as<S>(abs);
+        U q;
+        if constexpr (e4m3) {
+            const U sub = as<U>(as<F>(abs) + 16384.0f) - 0x46800000u;   // - bits of 2^14
+            const U nor = (abs - (120u << 23) + 0x7ffffu + ((abs >> 20) & 1u)) >> 20;
+            q = mag < (121 << 23) ? sub : nor;
+            q = q < 0x7fu ? q : 0x7fu;                                   // beyond 464 (inf, NaN): NaN
+        } else {
+            const U sub = as<U>(as<F>(abs) + 128.0f) - 0x43000000u;     // - bits of 2^7
+            const U nor = (abs - (112u << 23) + 0xfffffu + ((abs >> 21) & 1u)) >> 21;
+            q = mag < (113 << 23) ? sub : nor;
+            q = q < 0x7cu ? q : 0x7cu;                                   // from 61440 on: inf
+            q = f != f ? 0x7eu : q;                                      // NaN
+        }
+        return q | ((x >> 24) & 0x80u);
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using Half = Vec<uint16_t, sizeof(V)>;
+        const Half a0 = to_half<Half>(half_of<0>(a)), a1 = to_half<Half>(half_of<1>(a));
+        const Half b0 = to_half<Half>(half_of<0>(b)), b1 = to_half<Half>(half_of<1>(b));
+        const auto r0 = round(Rule::apply(widen<Isa>(half_of<0>(a0)), widen<Isa>(half_of<0>(b0))));
+        const auto r1 = round(Rule::apply(widen<Isa>(half_of<1>(a0)), widen<Isa>(half_of<1>(b0))));
+        const auto r2 = round(Rule::apply(widen<Isa>(half_of<0>(a1)), widen<Isa>(half_of<0>(b1))));
+        const auto r3 = round(Rule::apply(widen<Isa>(half_of<1>(a1)), widen<Isa>(half_of<1>(b1))));
+        V r = pack<Isa, V>(r0, r1, r2, r3);
+        if constexpr (e4m3) {   // a NaN operand gives the NaN
+            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
+            r |= as<V>(nan) & 0x7f;
+        }
+        return r;
+    }
+    // Four registers of codes (32-bit lanes, each < 256) as one register of
+    // bytes, in order: Isa::pack_bytes where the ISA has one (GCC turns a
+    // vector conversion to bytes into lane-by-lane extracts on AVX2), else
+    // conversions and shuffles.
+    template <class Isa, class V, class U> [[gnu::always_inline]] static V pack(U q0, U q1, U q2, U q3)
+    {
+        if constexpr (requires { Isa::pack_bytes(q0, q1, q2, q3); }) {
+            return as<V>(Isa::pack_bytes(q0, q1, q2, q3));
+        } else {
+            using Q = Vec<uint8_t, sizeof(V) / 4>;
+            return concat(concat(__builtin_convertvector(q0, Q), __builtin_convertvector(q1, Q)),
+                          concat(__builtin_convertvector(q2, Q), __builtin_convertvector(q3, Q)));
+        }
+    }
+};
+
 // MAXLOC / MINLOC on {value; index} pairs of 8 or 16 bytes, seen as lanes of
 // half the pair: the value in the even lane (a short in its low 16 bits),
 // the index in the odd lane (an int in the low 32 bits of a 64-bit lane).
@@ -591,6 +705,11 @@ struct FamilyFor<Op, base::Half> { using type = WithOp<HalfViaFloat<rule_of<Op>>
 template <class Op>
     requires(Op::template defined<base::BFloat16> && !std::is_void_v<rule_of<Op>>)
 struct FamilyFor<Op, base::BFloat16> { using type = WithOp<BFloat16ViaFloat<rule_of<Op>>, Op>; };
+
+template <class Op, class T>
+    requires((std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>) &&
+             Op::template defined<T> && !std::is_void_v<rule_of<Op>>)
+struct FamilyFor<Op, T> { using type = WithOp<Fp8ViaFloat<rule_of<Op>, T>, Op>; };
 
 template <class Real>
     requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)

@@ -28,7 +28,8 @@
  *     driver query per buffer; op_cuda_stream_check=false skips it);
  *   - datatype: a predefined type, or a derived one that is contiguous
  *     without holes; op: a predefined op (user ops run on host memory only);
- *   - served types: integers of 8 to 64 bits, float16, bfloat16, float,
+ *   - served types: integers of 8 to 64 bits, float16, bfloat16, fp8
+ *     (FLOAT8_E4M3 / E5M2, in float as the base), float,
  *     double, complex float / double, the MAXLOC / MINLOC pairs but the
  *     long double one; REPLACE and NO_OP on every type. Others (long double,
  *     float128, int128): OPF_ERR_OP.

@@ -28,6 +28,9 @@ enum {
     /* value-index pairs, laid out as the C struct {value; index;} */
     OPF_KT_FLOAT_INT, OPF_KT_DOUBLE_INT, OPF_KT_LONG_INT, OPF_KT_2INT,
     OPF_KT_SHORT_INT, OPF_KT_LONG_DOUBLE_INT, OPF_KT_2FLOAT, OPF_KT_2DOUBLE,
+    /* OCP 8-bit floats (appended): E4M3 as PyTorch's float8_e4m3fn (no
+     * infinities, one NaN per sign), E5M2 as float8_e5m2 (IEEE-like) */
+    OPF_KT_FLOAT8_E4M3, OPF_KT_FLOAT8_E5M2,
     OPF_KT_COUNT
 };
 

@@ -106,6 +106,8 @@ enum {
     OPF_TYPEID_FLOAT_INT, OPF_TYPEID_DOUBLE_INT, OPF_TYPEID_LONG_INT, OPF_TYPEID_2INT,
     OPF_TYPEID_SHORT_INT, OPF_TYPEID_LONG_DOUBLE_INT,
     OPF_TYPEID_2REAL, OPF_TYPEID_2DOUBLE_PRECISION, OPF_TYPEID_2INTEGER,
+    /* OCP 8-bit floats (appended: ids are ABI) */
+    OPF_TYPEID_FLOAT8_E4M3, OPF_TYPEID_FLOAT8_E5M2,
     OPF_TYPEID_COUNT_ /* number of predefined type ids, including NULL */
 };
 
@@ -173,6 +175,11 @@ enum {
 #define OPF_2REAL                   OPF_TYPE_HANDLE_(OPF_TYPEID_2REAL)
 #define OPF_2DOUBLE_PRECISION       OPF_TYPE_HANDLE_(OPF_TYPEID_2DOUBLE_PRECISION)
 #define OPF_2INTEGER                OPF_TYPE_HANDLE_(OPF_TYPEID_2INTEGER)
+/* OCP 8-bit floats, as PyTorch's float8_e4m3fn and float8_e5m2: computed in
+ * float, rounded once to nearest even; E4M3 has no infinity (overflow and inf
+ * give NaN), E5M2 overflows to inf (opframe(7), "fp8") */
+#define OPF_FLOAT8_E4M3             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E4M3)
+#define OPF_FLOAT8_E5M2             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E5M2)
 
 /* ---- life cycle --------------------------------------------------------- */
 /* opf_init is idempotent; the first reduction initialises lazily. After

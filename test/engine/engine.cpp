@@ -386,6 +386,7 @@ const char *Options::help()
            "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
            "  --quick           the quick form (make check): the quick lengths, one ISA level\n"
            "  --deep            the deep form (CI): all lengths, every ISA level, exhaustive 16-bit runs\n"
+           "                    (8-bit floats: every pair of patterns)\n"
            "  --slow            deeper still: more lengths, every layout at every length\n"
            "                    (default: $OPF_CHECK_DEPTH = quick, deep or slow; else quick)\n"
            "  -v                one line per slot and provider\n";

@@ -10,6 +10,7 @@
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstddef>
 #include <chrono>
@@ -64,6 +65,8 @@ std::string hex_bits(Wide v, int nibbles)
 // ===========================================================================
 struct Half { uint16_t bits; }; // IEEE binary16, raw storage
 struct BF16 { uint16_t bits; }; // bfloat16, raw storage
+struct F8E4M3 { uint8_t bits; }; // OCP E4M3 (PyTorch float8_e4m3fn), raw storage
+struct F8E5M2 { uint8_t bits; }; // OCP E5M2 (PyTorch float8_e5m2), raw storage
 template <class S> struct Cplx { S re, im; };                 // {re, im}
 template <class V, class I> struct Pair { V value; I index; }; // C struct {value; index;}
 
@@ -105,8 +108,9 @@ template <class T> concept Real = std::is_same_v<T, float> || std::is_same_v<T, 
     || std::is_same_v<T, __float128>
 #endif
     ;
-// 16-bit floats: arithmetic goes through float (spec).
-template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BF16>;
+// 16- and 8-bit floats: arithmetic goes through float (spec).
+template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BF16> ||
+                                    std::is_same_v<T, F8E4M3> || std::is_same_v<T, F8E5M2>;
 
 // ===========================================================================
 // 16-bit float conversions. Half uses the compiler's _Float16 when present;
@@ -194,14 +198,85 @@ uint16_t float_to_bf16(float f)
     return uint16_t(x >> 16);
 }
 
+// ===========================================================================
+// OCP 8-bit floats (OFP8 spec), from the bit layout s.e.m with bias
+// 2^(E-1) - 1: a normal is (-1)^s 2^(e-bias) (1 + m/2^M), a subnormal
+// (-1)^s 2^(1-bias) m/2^M. E5M2 keeps IEEE's specials (e all ones: inf when
+// m = 0, else NaN); E4M3 (the "fn" variant) has no inf and s.1111.111 as its
+// only NaN. Rounding is done by the definition, not by bit tricks: the
+// nearest of the format's magnitudes, a tie to the even code, where the code
+// after the largest finite stands for the next value of the sequence (E4M3:
+// 480, E5M2: 65536): rounding to it, or being beyond it, is overflow, which
+// gives NaN (E4M3) or inf (E5M2), never saturation (the spec's choice).
+// ===========================================================================
+template <int E, int M> struct Fp8Format {
+    static constexpr int bias = (1 << (E - 1)) - 1;
+    static constexpr bool has_inf = E == 5;
+    static constexpr int max_finite = has_inf ? (((1 << E) - 2) << M) | ((1 << M) - 1) : 0x7e; // E5M2 0x7b
+    // The magnitude of code c (0..127) by the layout alone, specials ignored.
+    static double magnitude(int c)
+    {
+        const int e = c >> M, m = c & ((1 << M) - 1);
+        return e == 0 ? std::ldexp(double(m), 1 - bias - M) : std::ldexp(double((1 << M) + m), e - bias - M);
+    }
+    static bool nan_code(uint8_t b)
+    {
+        const int c = b & 0x7f;
+        return has_inf ? (c >> M) == (1 << E) - 1 && (c & ((1 << M) - 1)) : c == 0x7f;
+    }
+    static float decode(uint8_t b)
+    {
+        const int c = b & 0x7f;
+        double v;
+        if (nan_code(b))
+            v = std::numeric_limits<double>::quiet_NaN();
+        else if (c > max_finite) // E5M2's inf
+            v = std::numeric_limits<double>::infinity();
+        else
+            v = magnitude(c);
+        return float((b & 0x80) ? -v : v); // exact: every value fits a float
+    }
+    static uint8_t encode(float f)
+    {
+        const uint8_t sign = std::signbit(f) ? 0x80 : 0;
+        const uint8_t overflow = has_inf ? uint8_t(max_finite + 1) : uint8_t(0x7f); // inf / NaN
+        if (std::isnan(f))
+            return uint8_t(sign | (has_inf ? 0x7e : 0x7f));
+        const double a = std::fabs(double(f));
+        const int next = max_finite + 1; // the virtual code past the largest finite
+        if (a >= magnitude(next))
+            return uint8_t(sign | overflow);
+        static const std::vector<double> table = [] {
+            std::vector<double> t;
+            for (int c = 0; c <= max_finite + 1; ++c)
+                t.push_back(magnitude(c));
+            return t;
+        }();
+        // magnitude(c) <= a < magnitude(c + 1)
+        int c = int(std::upper_bound(table.begin(), table.end(), a) - table.begin()) - 1;
+        const double below = a - table[size_t(c)], above = table[size_t(c) + 1] - a;
+        if (above < below || (above == below && (c & 1)))
+            ++c;
+        return uint8_t(sign | (c == next ? overflow : c));
+    }
+};
+using E4M3Format = Fp8Format<4, 3>;
+using E5M2Format = Fp8Format<5, 2>;
+
 float widen(Half h) { return half_to_float(h.bits); }
 float widen(BF16 b) { return bf16_to_float(b.bits); }
+float widen(F8E4M3 b) { return E4M3Format::decode(b.bits); }
+float widen(F8E5M2 b) { return E5M2Format::decode(b.bits); }
 template <Narrow T> T narrow(float f)
 {
     if constexpr (std::is_same_v<T, Half>)
         return Half{float_to_half(f)};
-    else
+    else if constexpr (std::is_same_v<T, BF16>)
         return BF16{float_to_bf16(f)};
+    else if constexpr (std::is_same_v<T, F8E4M3>)
+        return F8E4M3{E4M3Format::encode(f)};
+    else
+        return F8E5M2{E5M2Format::encode(f)};
 }
 
 // ===========================================================================
@@ -322,6 +397,39 @@ template <> struct Scalar<float> : IeeeScalar<float, uint32_t, 8, 23> {};
 template <> struct Scalar<double> : IeeeScalar<double, uint64_t, 11, 52> {};
 template <> struct Scalar<Half> : IeeeScalar<Half, uint16_t, 5, 10> {};
 template <> struct Scalar<BF16> : IeeeScalar<BF16, uint16_t, 8, 7> {};
+template <> struct Scalar<F8E5M2> : IeeeScalar<F8E5M2, uint8_t, 5, 2> {};
+// E4M3 is not IEEE-like at the top (no inf, one NaN per sign): its own.
+template <> struct Scalar<F8E4M3> {
+    static constexpr bool is_floating = true;
+    static F8E4M3 make(bool neg, int code) { return F8E4M3{uint8_t((neg ? 0x80 : 0) | code)}; }
+    static bool is_nan(const F8E4M3& v) { return (v.bits & 0x7f) == 0x7f; }
+    static bool sign(const F8E4M3& v) { return v.bits & 0x80; }
+    static bool same(const F8E4M3& a, const F8E4M3& b) { return (is_nan(a) && is_nan(b)) || a.bits == b.bits; }
+    static F8E4M3 zero(bool neg) { return make(neg, 0); }
+    static F8E4M3 large(Rng& r, bool neg) { return make(neg, 0x70 + int(r.below(15))); } // 128..448: sums overflow
+    static F8E4M3 special(Rng& r)
+    {
+        const bool neg = r.coin();
+        switch (r.below(9)) {
+        case 0: return zero(neg);
+        case 1: return make(neg, 0x7f); // NaN
+        case 2: return make(neg, 0x01); // smallest subnormal
+        case 3: return make(neg, 0x07); // largest subnormal
+        case 4: return make(neg, 0x08); // smallest normal
+        case 5: return make(neg, 0x7e); // largest finite, 448
+        case 6: return make(neg, 0x38); // +-1
+        case 7: return make(neg, 0x18); // half an ulp of 1: 1 + it is a rounding tie
+        default: return large(r, neg);
+        }
+    }
+    static F8E4M3 random(Rng& r) { return r.one_in(4) ? special(r) : F8E4M3{uint8_t(r.next())}; }
+    static std::string show(const F8E4M3& v)
+    {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " (%.17g)", double(widen(v)));
+        return hex_bits(v.bits, 2) + buf;
+    }
+};
 #ifdef CONF_HAVE_FLOAT128
 template <> struct Scalar<__float128> : IeeeScalar<__float128, unsigned __int128, 15, 112> {};
 #endif
@@ -656,7 +764,8 @@ using KernelTypes = TypeList<
     KernelType<OPF_KT_LONG_INT, Pair<long, int>>, KernelType<OPF_KT_2INT, Pair<int, int>>,
     KernelType<OPF_KT_SHORT_INT, Pair<short, int>>,
     KernelType<OPF_KT_LONG_DOUBLE_INT, Pair<long double, int>>,
-    KernelType<OPF_KT_2FLOAT, Pair<float, float>>, KernelType<OPF_KT_2DOUBLE, Pair<double, double>>>;
+    KernelType<OPF_KT_2FLOAT, Pair<float, float>>, KernelType<OPF_KT_2DOUBLE, Pair<double, double>>,
+    KernelType<OPF_KT_FLOAT8_E4M3, F8E4M3>, KernelType<OPF_KT_FLOAT8_E5M2, F8E5M2>>;
 
 // Calls f.operator()<E>() for the storage type E of kernel type kt.
 template <class F> bool with_kernel_type(int kt, F&& f)
@@ -742,6 +851,8 @@ constexpr DatatypeSpec kDatatypes[] = {
     {OPF_TYPEID_2REAL, OPF_KT_2FLOAT, Group::Pair},
     {OPF_TYPEID_2DOUBLE_PRECISION, OPF_KT_2DOUBLE, Group::Pair},
     {OPF_TYPEID_2INTEGER, OPF_KT_2INT, Group::Pair},
+    {OPF_TYPEID_FLOAT8_E4M3, OPF_KT_FLOAT8_E4M3, Group::Floating},
+    {OPF_TYPEID_FLOAT8_E5M2, OPF_KT_FLOAT8_E5M2, Group::Floating},
 };
 
 const DatatypeSpec* find_datatype_spec(int id)
