@@ -548,6 +548,16 @@ int main(int argc, char **argv)
             check_chain(op_id, type_id, 13, true);
         }
     }
+    // Slots whose n-ary calls compose a component's 3-buffer kernel (it wins
+    // the 3-buffer slot and offers no n-ary kernel): the checks above ran them.
+    int composed = 0;
+    for (int op_id = 1; op_id < OPF_OPID_COUNT; ++op_id)
+        for (int kt = 0; opf_kernel_type_name(kt); ++kt) {
+            const char *three = opf_slot_provider(op_id, kt, 3, 70), *nary = opf_slot_provider_n(op_id, kt, OPF_FORM_N, 70);
+            composed += op_id != OPF_OPID_AVG && three && nary && std::strcmp(three, "base") != 0 &&
+                        std::strcmp(nary, "base") == 0;
+        }
+    std::printf("composed: %d slots run a component's 3-buffer kernel once per further input\n", composed);
     check_providers(providers, deep);
     check_avg_int<int8_t>(OPF_INT8_T);
     check_avg_int<uint8_t>(OPF_UINT8_T);
