@@ -135,7 +135,7 @@ void check_chain(int op_id, int type_id, opf_count_t n, bool odd)
 // 2. Each provider's n-ary kernels against the base's.
 void check_providers(const std::vector<std::string> &providers, int deep)
 {
-    std::vector<opf_count_t> lengths = {1, 3, 17, 64, 129, 1000};
+    std::vector<opf_count_t> lengths = {1, 3, 17, 64, 129, 1000, 3000};
     if (deep) lengths.insert(lengths.end(), {2, 31, 255, 4097, 10000});
     int compared = 0;
     for (int op_id = 1; op_id < OPF_OPID_COUNT; ++op_id)
