@@ -302,7 +302,8 @@ template <Integer T, Rounding M> requires(sizeof(T) > 4) struct MeanAcc<T, M> {
     OPF_HD static Acc first(T x, int k)
     {
         T q = T(x / T(k)), r = T(x % T(k));   // floor division: remainder in [0, k)
-        if (r < 0) { q = T(q - 1); r = T(r + T(k)); }
+        if constexpr (T(-1) < T(0))
+            if (r < 0) { q = T(q - 1); r = T(r + T(k)); }
         return {W(q), int64_t(r)};
     }
     OPF_HD static Acc add(Acc a, T x, int k)
@@ -313,7 +314,8 @@ template <Integer T, Rounding M> requires(sizeof(T) > 4) struct MeanAcc<T, M> {
     OPF_HD static T result(Acc a, int k)
     {
         T mean = T(W(a.q + W(a.r / k)));               // the floor of the exact mean
-        if (mean < 0 && a.r % k != 0) mean = T(mean + 1);   // toward zero
+        if constexpr (T(-1) < T(0))                     // signed: toward zero
+            if (mean < 0 && a.r % k != 0) mean = T(mean + 1);
         return mean;
     }
 };
