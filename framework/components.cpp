@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
@@ -776,6 +777,17 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
                (!served.empty() && pin == "base" ? " (pinned by op_base_pin)" : "") +
                (served.empty() ? "" : ", serves " + served);
     }
+    if (mem == OPF_MEM_HOST && !stream) {   // what a tuning file (opframe_tune) measured for this slot
+        std::string key = std::string(base::op_name(op)) + "_" + base::kernel_type_name(kt);
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        for (const TuningInfo &t : tuning_in_force()) {
+            const auto note = t.notes.find(key);
+            out += "\n  measured " + t.date + " on " + t.cpu + ": " +
+                   (note != t.notes.end() ? note->second : "no note for this slot (the priorities stand)") + " (" +
+                   t.path + ")";
+            if (!t.aftereffect.empty()) out += "\n  after-effect per ISA, measured then: " + t.aftereffect;
+        }
+    }
     if (mem != OPF_MEM_HOST && !stream) {
         const std::string text = spans_text(slot_spans(op, mem, kt, nbuf, true));
         if (text != "none") out += "\n  stream calls: " + text;
@@ -789,6 +801,64 @@ int memory_kind_of(const void *ptr)
     for (std::size_t k = 0; k < repo.memory_kinds.size(); ++k)
         if (repo.memory_kinds[k].claim && repo.memory_kinds[k].claim(ptr)) return int(k) + 1;
     return OPF_MEM_HOST;
+}
+
+bool none_claimed(const void *const *ptrs, int n)
+{
+    for (; n > 16; ptrs += 16, n -= 16)
+        if (!none_claimed(ptrs, 16)) return false;
+    for (const MemoryKind &kind : repo.memory_kinds) {
+        if (kind.claims) {
+            if (kind.claims(ptrs, n)) return false;
+        } else if (kind.claim) {
+            for (int i = 0; i < n; ++i)
+                if (kind.claim(ptrs[i])) return false;
+        }
+    }
+    return true;
+}
+
+// The tuning files (params.h) apply when they were measured on this CPU,
+// ISA set and these component versions; opframe_tune writes the same three
+// texts from the public introspection calls.
+void apply_tuning_files()
+{
+    char isa[512] = "";
+    if (repo.hw.arm_features) format_arm_features(repo.hw.arm_features, isa, sizeof isa);
+    else format_x86_features(repo.hw.x86_features, isa, sizeof isa);
+    std::vector<std::string> names;
+    for (const ComponentRecord &c : repo.components)
+        names.push_back(c.name + " " + std::to_string(c.component->version[0]) + "." +
+                        std::to_string(c.component->version[1]) + "." + std::to_string(c.component->version[2]));
+    std::sort(names.begin(), names.end());
+    std::string versions = "opframe " PACKAGE_VERSION;
+    for (const std::string &n : names) versions += "; " + n;
+    apply_tuning(repo.hw.cpu_model, isa, versions);
+}
+
+void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
+{
+    for (; n > 16; ptrs += 16, kinds += 16, n -= 16) memory_kinds_of(ptrs, 16, kinds);
+    unsigned open = (1u << n) - 1;   // buffers no kind claimed yet
+    for (int i = 0; i < n; ++i) kinds[i] = OPF_MEM_HOST;
+    for (std::size_t k = 0; k < repo.memory_kinds.size() && open; ++k) {
+        const MemoryKind &kind = repo.memory_kinds[k];
+        unsigned claimed = 0;
+        if (kind.claims) {
+            const void *asked[16];
+            int index[16], m = 0;
+            for (int i = 0; i < n; ++i)
+                if (open >> i & 1) asked[m] = ptrs[i], index[m++] = i;
+            const unsigned bits = kind.claims(asked, m);
+            for (int j = 0; j < m; ++j) claimed |= (bits >> j & 1u) << index[j];
+        } else if (kind.claim) {
+            for (int i = 0; i < n; ++i)
+                if ((open >> i & 1) && kind.claim(ptrs[i])) claimed |= 1u << i;
+        }
+        for (int i = 0; i < n; ++i)
+            if (claimed >> i & 1) kinds[i] = int(k) + 1;
+        open &= ~claimed;
+    }
 }
 
 int components_init()
@@ -812,6 +882,7 @@ int components_init()
         repo.offers.push_back(std::make_unique<KindOffers>());
         have_memory_claims |= k.claim != nullptr;
     }
+    apply_tuning_files();
     apply_pins(params.pin);
     query_modules();
     if (params.selftest) run_selftests();
@@ -952,6 +1023,25 @@ try {
     va_end(args);
 } catch (...) {
     fail_exception("opf_component_log_at");
+}
+
+OPF_API int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims)
+try {
+    if (repo.calling < 0) {
+        warn("opf_memory_kind_set_claims: call it from the component's init_query");
+        return OPF_ERR_ARG;
+    }
+    if (kind < 1 || std::size_t(kind) > repo.memory_kinds.size() ||
+        repo.memory_kinds[std::size_t(kind - 1)].component != repo.calling ||
+        !repo.memory_kinds[std::size_t(kind - 1)].claim) {
+        warn("component %s: opf_memory_kind_set_claims(%d): not a memory kind it registered with a claim hook",
+             repo.components[std::size_t(repo.calling)].name.c_str(), kind);
+        return OPF_ERR_ARG;
+    }
+    repo.memory_kinds[std::size_t(kind - 1)].claims = claims;
+    return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_memory_kind_set_claims");
 }
 
 OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)

@@ -66,6 +66,7 @@ struct MemoryKind {
     std::string name;
     opf_memory_claim_fn *claim;         // nullptr: reached by stream calls only
     int component;                      // index in components()
+    opf_memory_claims_fn *claims = nullptr;   // all of a call's buffers at once (opf_memory_kind_set_claims)
 };
 
 const std::vector<ComponentRecord> &components();
@@ -91,5 +92,11 @@ void components_finalize();
 extern bool have_memory_claims;
 // The memory kind of a pointer (OPF_MEM_HOST when no component claims it).
 int memory_kind_of(const void *ptr);
+// The memory kind of each of one call's n (<= 16) buffers: each kind's hooks
+// asked once for the call where it has a per-call claim, else per buffer.
+void memory_kinds_of(const void *const *ptrs, int n, int *kinds);
+// Whether no hook claims any of one call's n buffers: the short path's
+// question, each kind's per-call hook asked once per 16 buffers.
+bool none_claimed(const void *const *ptrs, int n);
 
 } // namespace opf

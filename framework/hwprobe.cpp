@@ -1,5 +1,6 @@
 // hwprobe.cpp — the hardware probe run at every opf_init: CPUID/XGETBV for
-// the x86 ISA, getauxval / prctl for the Arm ISA, hwloc for the topology and
+// the x86 ISA, getauxval / prctl for the Arm ISA, getauxval / vlenb /
+// riscv_hwprobe for the RISC-V ISA, hwloc for the topology and
 // the accelerators.
 #include "framework/hwprobe.h"
 #include "framework/params.h"
@@ -33,6 +34,13 @@
 #include <sys/prctl.h>
 #endif
 
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__linux__)
+#define OPF_HWPROBE_RISCV 1
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
 namespace opf {
 namespace {
 
@@ -44,6 +52,8 @@ constexpr const char *feature_names[] = {
 constexpr unsigned n_feature_names = sizeof feature_names / sizeof feature_names[0];
 // Bit order of OPF_ARM_*, named as Linux names them in /proc/cpuinfo.
 constexpr const char *arm_feature_names[] = {"asimd", "fphp", "asimdhp", "sve", "sve2", "bf16", "svebf16"};
+// Bit order of OPF_RISCV_*, named as Linux names them in /proc/cpuinfo's isa line.
+constexpr const char *riscv_feature_names[] = {"v", "zvfhmin", "zvfh", "zvfbfmin", "zvfbfwma"};
 
 // The names of the set bits of `features`, space-separated, or "none";
 // snprintf's contract (always terminated, returns the full length).
@@ -191,6 +201,51 @@ void probe_arm(opf_hw_info_t *hw)
 
 #endif // OPF_HWPROBE_ARM
 
+#ifdef OPF_HWPROBE_RISCV
+
+// Linux's uapi (asm/hwcap.h, asm/hwprobe.h; stable ABI), spelled out
+// because older headers lack the newer names: HWCAP bit of a single-letter
+// extension is its letter's index; the riscv_hwprobe key for the IMA
+// extensions and its bits for the vector floating-point ones.
+constexpr unsigned long hwcap_v = 1ul << ('V' - 'A');
+constexpr long sys_riscv_hwprobe = 258;
+constexpr int pr_riscv_v_get_control = 70, pr_riscv_v_vstate_ctrl_cur_mask = 0x3, pr_riscv_v_vstate_ctrl_off = 1;
+constexpr int64_t hwprobe_key_ima_ext_0 = 4;
+constexpr uint64_t hwprobe_zvfh = 1ull << 30, hwprobe_zvfhmin = 1ull << 31, hwprobe_zvfbfmin = 1ull << 53,
+                   hwprobe_zvfbfwma = 1ull << 54;
+
+// V from AT_HWCAP (the kernel sets it only where it also saves the vector
+// state); VLEN from the CSR vlenb, read only then (it traps without V);
+// the Z* extensions from riscv_hwprobe (Linux 6.4 on; a kernel too old for
+// a bit reports it absent, so a component then does without it).
+void probe_riscv(opf_hw_info_t *hw)
+{
+    if (!(getauxval(AT_HWCAP) & hwcap_v)) return;
+    // A process may have vector use switched off (prctl PR_RISCV_V_SET_CONTROL,
+    // or the sysctl abi.riscv_v_default_allow): its first vector instruction
+    // would then die of SIGILL, so V counts as absent.
+    const int v_control = prctl(pr_riscv_v_get_control, 0, 0, 0, 0);
+    if (v_control >= 0 && (v_control & pr_riscv_v_vstate_ctrl_cur_mask) == pr_riscv_v_vstate_ctrl_off) return;
+    hw->riscv_features |= OPF_RISCV_V;
+    unsigned long vlenb;
+    asm volatile("csrr %0, 0xc22" : "=r"(vlenb));   // vlenb, by number: the module is built without V
+    hw->riscv_vlen_bits = unsigned(vlenb * 8);
+    struct {
+        int64_t key;
+        uint64_t value;
+    } pair = {hwprobe_key_ima_ext_0, 0};
+    if (syscall(sys_riscv_hwprobe, &pair, 1, 0, nullptr, 0) != 0 || pair.key != hwprobe_key_ima_ext_0) return;
+    const struct {
+        uint64_t bit;
+        unsigned feature;
+    } map[] = {{hwprobe_zvfhmin, OPF_RISCV_ZVFHMIN}, {hwprobe_zvfh, OPF_RISCV_ZVFH},
+               {hwprobe_zvfbfmin, OPF_RISCV_ZVFBFMIN}, {hwprobe_zvfbfwma, OPF_RISCV_ZVFBFWMA}};
+    for (const auto &m : map)
+        if (pair.value & m.bit) hw->riscv_features |= m.feature;
+}
+
+#endif // OPF_HWPROBE_RISCV
+
 #ifdef OPF_HAVE_HWLOC
 
 // hwloc filters I/O objects by "importance"; PCI devices and bridges are
@@ -321,6 +376,9 @@ void probe(opf_hw_info_t *hw)
 #ifdef OPF_HWPROBE_ARM
     probe_arm(hw);
 #endif
+#ifdef OPF_HWPROBE_RISCV
+    probe_riscv(hw);
+#endif
     bool from_hwloc = false;
 #ifdef OPF_HAVE_HWLOC
     from_hwloc = probe_hwloc(hw);
@@ -377,6 +435,11 @@ std::size_t format_arm_features(unsigned features, char *buf, std::size_t len)
     return format_names(arm_feature_names, features, buf, len);
 }
 
+std::size_t format_riscv_features(unsigned features, char *buf, std::size_t len)
+{
+    return format_names(riscv_feature_names, features, buf, len);
+}
+
 } // namespace opf
 
 using namespace opf;
@@ -408,4 +471,11 @@ try {
     return format_arm_features(features, buf, len);
 } catch (...) {
     return fail_exception("opf_hw_format_arm_features");
+}
+
+OPF_API size_t opf_hw_format_riscv_features(unsigned features, char *buf, size_t len)
+try {
+    return format_riscv_features(features, buf, len);
+} catch (...) {
+    return fail_exception("opf_hw_format_riscv_features");
 }

@@ -27,6 +27,9 @@ std::size_t format_x86_features(unsigned features, char *buf, std::size_t len);
 // The same for the OPF_ARM_* bits ("asimd fphp asimdhp sve sve2 bf16 svebf16").
 std::size_t format_arm_features(unsigned features, char *buf, std::size_t len);
 
+// The same for the OPF_RISCV_* bits ("v zvfhmin zvfh zvfbfmin zvfbfwma").
+std::size_t format_riscv_features(unsigned features, char *buf, std::size_t len);
+
 // Every feature name, comma-separated in bit order: the words of the
 // op_base_isa_mask parameter, whose value masks the probed features.
 const char *x86_feature_word_list();

@@ -106,7 +106,7 @@ try {
 
 OPF_API int opf_slot_kernel_n(int op_id, int kt, int form, const char *provider, opf_count_t count, opf_kernel_n_fn **fn)
 try {
-    static_assert(OPF_FORM_COUNT == base::kNaryForms, "introspect.h's forms are base::NaryForm");
+    static_assert(int(OPF_FORM_COUNT) == int(base::kNaryForms), "introspect.h's forms are base::NaryForm");
     if (!fn) return fail(OPF_ERR_ARG, "opf_slot_kernel_n: NULL output pointer");
     *fn = nullptr;
     if (!valid_slot(op_id, kt) || form < 0 || form >= OPF_FORM_COUNT || !base::nary_kernels(op_id, kt).fn[form])

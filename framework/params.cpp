@@ -395,14 +395,15 @@ Value load(const Param &p)
 // ---- the registry ----------------------------------------------------------------
 
 // Value sources, highest first.
-enum Source { kApi, kCmdline, kEnvironment, kUserFile, kSystemFile, kDefault };
+enum Source { kApi, kCmdline, kEnvironment, kUserFile, kSystemFile, kUserTuning, kSystemTuning, kDefault };
 
 struct Registry {
     std::mutex lock;
     std::vector<std::unique_ptr<Param>> params;       // declaration order
     std::map<std::string, std::string> assigned[2];   // [kApi], [kCmdline]: name -> text
-    std::map<std::string, FileValue> files[2];        // [kUserFile - kUserFile], [kSystemFile - kUserFile]
+    std::map<std::string, FileValue> files[4];        // [source - kUserFile]: the parameter files, then the tuning files
     bool files_loaded = false;
+    bool tuning_accepted[2] = {false, false};         // [source - kUserTuning]: apply_tuning found it made here
     std::set<std::string> warned;                     // since the last opf_finalize
 };
 
@@ -483,6 +484,21 @@ bool read_bounded(const std::string &path, std::string &text)
     return true;
 }
 
+// The tuning files opframe_tune writes: beside the parameter files, and
+// like them switched off by an empty variable.
+std::string user_tuning_path()
+{
+    if (const char *path = std::getenv("OPF_TUNE_FILE_USER")) return path;
+    const char *home = std::getenv("HOME");
+    return home && *home ? std::string(home) + "/.opframe/tuning.conf" : "";
+}
+
+std::string system_tuning_path()
+{
+    if (const char *path = std::getenv("OPF_TUNE_FILE_SYSTEM")) return path;
+    return OPF_SYSCONFDIR "/opframe-tuning.conf";
+}
+
 void read_file(const std::string &path, std::map<std::string, FileValue> &out)
 {
     out.clear();
@@ -494,6 +510,13 @@ void load_files()
 {
     read_file(user_file_path(), reg.files[0]);
     read_file(system_file_path(), reg.files[1]);
+    // A tuning file's values count once apply_tuning has seen that it was
+    // measured on this machine (opf_init, when the components are known).
+    read_file(user_tuning_path(), reg.files[2]);
+    read_file(system_tuning_path(), reg.files[3]);
+    for (auto &[name, value] : reg.files[2]) value.origin = "tuning " + value.origin;
+    for (auto &[name, value] : reg.files[3]) value.origin = "tuning " + value.origin;
+    reg.tuning_accepted[0] = reg.tuning_accepted[1] = false;
     reg.files_loaded = true;
 }
 
@@ -523,6 +546,10 @@ bool lookup(Source s, const std::string &name, Candidate &c)
         c.origin = "environment " + variable;
         return true;
     }
+    case kUserTuning:
+    case kSystemTuning:
+        if (!reg.tuning_accepted[s - kUserTuning]) return false;
+        [[fallthrough]];
     case kUserFile:
     case kSystemFile: {
         const auto &file = reg.files[s - kUserFile];
@@ -931,6 +958,70 @@ void load_params()
         load_files();
     }
     register_framework_params();
+}
+
+namespace {
+
+// A tuning file's own keys (not parameters): what it was measured on.
+const char *const kTuningIdentity[][2] = {
+    {"opf_tuning_cpu", "CPU"}, {"opf_tuning_isa", "ISA set"}, {"opf_tuning_versions", "opframe and component versions"}};
+
+std::string tuning_value(const std::map<std::string, FileValue> &file, const std::string &key)
+{
+    const auto it = file.find(key);
+    return it == file.end() ? "" : it->second.text;
+}
+
+} // namespace
+
+void apply_tuning(const std::string &cpu, const std::string &isa, const std::string &versions)
+{
+    std::lock_guard guard(reg.lock);
+    const std::string here[] = {cpu, isa, versions};
+    bool any = false;
+    for (int k = 0; k < 2; ++k) {
+        const auto &file = reg.files[2 + k];
+        reg.tuning_accepted[k] = false;
+        if (file.empty()) continue;
+        const std::string path = k == 0 ? user_tuning_path() : system_tuning_path();
+        std::string mismatch;
+        for (int i = 0; i < 3 && mismatch.empty(); ++i) {
+            const std::string made = tuning_value(file, kTuningIdentity[i][0]);
+            if (made.empty())
+                mismatch = std::string("it has no ") + kTuningIdentity[i][0] + " (not made by opframe_tune?)";
+            else if (made != here[i])
+                mismatch = std::string("it was measured with ") + kTuningIdentity[i][1] + " \"" + made + "\", this is \"" +
+                           here[i] + "\"";
+        }
+        if (!mismatch.empty()) {
+            warn_once("tuning file %s ignored: %s; today's priorities and thresholds stand (run opframe_tune to "
+                      "measure this machine)", path.c_str(), mismatch.c_str());
+            continue;
+        }
+        reg.tuning_accepted[k] = any = true;
+    }
+    if (any)
+        for (const auto &p : reg.params) resolve(*p);
+}
+
+std::vector<TuningInfo> tuning_in_force()
+{
+    std::lock_guard guard(reg.lock);
+    std::vector<TuningInfo> out;
+    for (int k = 0; k < 2; ++k) {
+        if (!reg.tuning_accepted[k]) continue;
+        const auto &file = reg.files[2 + k];
+        TuningInfo t;
+        t.path = k == 0 ? user_tuning_path() : system_tuning_path();
+        t.date = tuning_value(file, "opf_tuning_date");
+        t.cpu = tuning_value(file, "opf_tuning_cpu");
+        t.aftereffect = tuning_value(file, "opf_tuning_aftereffect");
+        const std::string prefix = "opf_tuning_note_";
+        for (const auto &[name, value] : file)
+            if (name.rfind(prefix, 0) == 0) t.notes[name.substr(prefix.size())] = value.text;
+        out.push_back(std::move(t));
+    }
+    return out;
 }
 
 void params_finalize()

@@ -3,7 +3,8 @@
 // Parameters are declared by the framework (register_framework_params) and by
 // components (opf_param_register, component.h). A value comes from, highest
 // first: API (opf_param_set) > command line (opf_param_set_cmdline) >
-// environment OPF_MCA_<name> > user file > system file > default. A bad value
+// environment OPF_MCA_<name> > user file > system file > user tuning file >
+// system tuning file (apply_tuning below) > default. A bad value
 // warns on stderr and the next lower source is tried. The registry writes the
 // resolved value to the parameter's storage at declaration and whenever a
 // set changes it. See opframe.h and introspect.h for the public side.
@@ -55,6 +56,24 @@ void register_framework_params();
 // At opf_init: rereads the parameter files, then register_framework_params().
 void load_params();
 
+// Tuning files (opframe_tune writes them): parameter files of measured
+// choices, read below the system parameter file (a user's explicit setting
+// wins): $OPF_TUNE_FILE_USER, else ~/.opframe/tuning.conf, then
+// $OPF_TUNE_FILE_SYSTEM, else <sysconfdir>/opframe-tuning.conf. Each names
+// the CPU, ISA set and versions it was measured with (opf_tuning_cpu,
+// opf_tuning_isa, opf_tuning_versions). At opf_init, once the hardware and
+// the components are known, apply_tuning takes each file made with these,
+// warns about (and ignores) one made with others, and resolves every
+// parameter again. Until then a tuning file gives no value.
+void apply_tuning(const std::string &cpu, const std::string &isa, const std::string &versions);
+// What an accepted tuning file says about itself, for opframe_info --explain:
+// when and where it was measured, per slot a note ("sum_float" -> "avx2 1.12x
+// base at 64 KiB"), and the after-effect per ISA.
+struct TuningInfo {
+    std::string path, date, cpu, aftereffect;
+    std::map<std::string, std::string> notes;
+};
+std::vector<TuningInfo> tuning_in_force();
 // At opf_finalize: drops the components' declarations and the warnings
 // already given (they are given again after the next opf_init), and frees the
 // texts opf_param_describe handed out. API and command-line values stay.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 #include "base/kernels.h"
 
@@ -134,6 +135,27 @@ const DeviceSlot &device_slot(int op_id, int mem, int kernel_type)
     return device_tables[std::size_t(mem - 1)].slot[op_id][kernel_type];
 }
 
+// The memory kind of each of a call's buffers, each kind's hooks asked once
+// for the whole call where the kind has a per-call claim (issue 21: the cuda
+// component's driver question is then one per call, not one per buffer).
+class BufferKinds {
+public:
+    explicit BufferKinds(std::initializer_list<const void *> buffers) : n(buffers.size())
+    {
+        if (n > kInline) more.resize(n);
+        memory_kinds_of(std::data(buffers), int(n), data());
+    }
+    const int *begin() const { return data(); }
+    const int *end() const { return data() + n; }
+private:
+    static constexpr std::size_t kInline = 4;   // every call form but an n-ary one
+    int *data() { return n > kInline ? more.data() : inline_kinds; }
+    const int *data() const { return n > kInline ? more.data() : inline_kinds; }
+    std::size_t n;
+    int inline_kinds[kInline];
+    std::vector<int> more;
+};
+
 // The memory kind a call runs on: host, unless a device component claims one
 // of the buffers. Then the call runs on that device's kernels, which stage
 // any host operand (the rule each device component documents); buffers of
@@ -142,8 +164,7 @@ const DeviceSlot &device_slot(int op_id, int mem, int kernel_type)
                                      std::initializer_list<const void *> buffers, int &mem)
 {
     mem = OPF_MEM_HOST;
-    for (const void *p : buffers) {
-        const int kind = memory_kind_of(p);
+    for (const int kind : BufferKinds(buffers)) {
         if (kind == OPF_MEM_HOST || kind == mem) continue;
         if (mem != OPF_MEM_HOST)
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
@@ -381,9 +402,7 @@ inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses 
 // way, which asks again and reports what it finds).
 bool on_host(std::initializer_list<const void *> buffers)
 {
-    for (const void *p : buffers)
-        if (memory_kind_of(p) != OPF_MEM_HOST) return false;
-    return true;
+    return none_claimed(std::data(buffers), int(buffers.size()));
 }
 
 // One half of a slot as a row holds it: the kernel below the first size tier

@@ -12,6 +12,8 @@
 // progress threads; a rank that spreads its reductions over them slows the
 // others down by as much as it gains, and makes their timing erratic.
 #include "framework/workers.h"
+#include "framework/error.h"   // OPF_API
+#include <opframe/component.h>   // opf_in_mpi_job
 
 #include <algorithm>
 #include <array>
@@ -243,6 +245,8 @@ bool in_mpi_job()
         if (std::getenv(name)) return true;
     return false;
 }
+
+OPF_API int opf_in_mpi_job(void) { return in_mpi_job(); }
 
 void run_on_workers(opf_kernel2_fn *fn, const void *in, void *inout, opf_count_t n, int kt)
 {

@@ -35,8 +35,8 @@ expect "summary, 3-buffer base" '^3 +MAX +DOUBLE +base .* @ ' "$out"
 # CSV: one header, the buffer count in the last column, the summary as comments.
 out=$("$bench" --quick --sizes 64 --buffers 3 --csv)
 echo "$out"
-expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers$' "$out"
-expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3$' "$out"
+expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align$' "$out"
+expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3,16$' "$out"
 expect "csv summary as comment" '^# 3 +SUM +FLOAT +opframe ' "$out"
 
 # --threads: applied, or a note that this build has no op_base_threads.
@@ -44,8 +44,27 @@ out=$("$bench" --quick --sizes 4 --threads 2)
 echo "$out"
 expect "--threads reported" '^# (op_base_threads = 2|--threads 2 )' "$out"
 
+# Names in any case, printed in the library's spelling; with Open MPI in the
+# build, lower-case names still get the comparison, and a slot without an MPI
+# peer says why instead of dropping the row silently.
+out=$("$bench" --quick --sizes 1K --op max --type Double)
+echo "$out"
+expect "lower-case op and type" '^MAX +DOUBLE +2 +1024 opframe ' "$out"
+if printf '%s\n' "$out" | grep -q '^# compared with: Open MPI'; then
+    expect "ompi row for lower-case names" '^MAX +DOUBLE +2 +1024 ompi ' "$out"
+    out=$("$bench" --quick --sizes 1K --op sum --type float16)
+    expect "no MPI peer said" '^# no Open MPI comparison for SUM FLOAT16: MPI has no datatype' "$out"
+fi
+
+# --align 64,16: every row at both alignments; the summary names where.
+out=$("$bench" --quick --sizes 1K --align 64,16)
+echo "$out"
+expect "64-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 64$' "$out"
+expect "16-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 16$' "$out"
+expect "summary with alignment" '^2 +SUM +FLOAT +opframe .* @ 1024/(64|16)' "$out"
+
 # Bad values are refused with status 2.
-for bad in "--buffers 4" "--buffers ,," "--threads two"; do
+for bad in "--buffers 4" "--buffers ,," "--threads two" "--align 32" "--op summ" "--type flaot"; do
     checks=$((checks + 1))
     # shellcheck disable=SC2086
     if "$bench" $bad >/dev/null 2>&1; then echo "bench_smoke: FAIL: '$bad' accepted"; failed=$((failed + 1))

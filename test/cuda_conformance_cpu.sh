@@ -11,7 +11,14 @@
 #      component's boundary: sync-legacy (synchronising the legacy default
 #      stream instead of the per-thread one the work went to), no-sync (no
 #      synchronisation in synchronous calls), no-device-scope (the device of
-#      the call never made current);
+#      the call never made current); and (issue 21) two more on the data
+#      section: pair-store (a pair kernel storing the whole struct: padding
+#      and past the true end) and dense-copy (a padded type copied as whole
+#      elements instead of range by range), and on the contexts section
+#      double-release (the component's cuDevicePrimaryCtxRelease counted twice:
+#      the last reference, the runtime's, released, the application's context
+#      destroyed with its memory), and on the query section query-as-host
+#      (a pointer query that fails taken for host memory);
 #   3. with OPF_CHECK_DEPTH=deep: test/cuda_conformance --quick under
 #      sync-legacy and no-sync, which it must catch too (about 40 s each on 2
 #      cores; it runs on one device, so no-device-scope is cuda_cpu's alone).
@@ -32,6 +39,10 @@ mutation() {   # mutation NAME SECTION...: cuda_cpu under CUDASTUB_MUTATE=NAME m
     [ $rc -eq 1 ] || { echo "FAILED: the mutation $m was not caught by cuda_cpu"; failures=$((failures + 1)); }
 }
 mutation thread-index data
+mutation pair-store data    # padding checks inside pairs; canaries after device outputs
+mutation dense-copy data    # copies past the true end refused, guard pages, padding checks
+mutation double-release contexts   # the application's primary context destroyed under it
+mutation query-as-host query       # host code on device memory whose query failed: a fault
 for m in sync-legacy no-sync no-device-scope; do mutation $m; done
 if [ "${OPF_CHECK_DEPTH:-quick}" = deep ]; then
     for m in sync-legacy no-sync; do

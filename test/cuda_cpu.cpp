@@ -25,8 +25,11 @@
 //   5. failed cuCtxGetCurrent / cuCtxSetCurrent fail the call;
 //   6. an asynchronous failure of the result copy is named as such;
 //   a host pointer query that fails: heap and stack buffers are not asked
-//   about; other host memory is refused with the reason;
-//   a stream of device 1 used from a thread whose device is 0.
+//   about; other plain host memory (private anonymous read-write mappings)
+//   is reduced on the host; device memory is refused with the reason;
+//   a stream of device 1 used from a thread whose device is 0;
+//   a sticky fault fails the device's calls with the reason until the
+//   application resets it; after the reset its staged calls run as kernels.
 // Usage: cuda_cpu [--seed N] [-v] [SECTION...]: data errors contexts other query pinned refusals derived stream0
 // issue21 (default: all)
 #include <cuda.h>
@@ -182,6 +185,10 @@ void run_case(const PairType &t, opf_op_t op, const char *op_name, Form form, bo
     else opf_reduce_local(ea.data(), eo.data(), opf_count_t(n), t.type, op);
 
     Operand A(in_dev, bytes), B(in_dev, bytes), O(out_dev, bytes);
+    if ((in_dev && (!A.dev || !B.dev)) || (out_dev && !O.dev)) {   // a sticky fault of an earlier case poisoned device 1
+        check(false, "%s %s: no device memory for the operands", op_name, t.name);
+        return;
+    }
     A.put(a);
     B.put(b);
     O.put(o);
@@ -680,8 +687,16 @@ void failing_host_queries()
     float *b = reinterpret_cast<float *>(big.p);
     std::fill(b, b + n, 1.0f);
     rc = opf_reduce_local(in, b, n, OPF_FLOAT, OPF_SUM);
-    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes") && b[0] == 1.0f,
-          "mapped host memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
+    check(rc == OPF_SUCCESS && b[0] == 2.0f && b[n - 1] == 2.0f,
+          "mapped host memory the driver cannot classify, private anonymous read-write memory in the process's "
+          "mappings: reduced on the host (rc %d: %s; [0] = %g)", rc, rc ? opf_last_error() : "", double(b[0]));
+    cudastub::clear_faults();
+    // Device memory whose query fails (the stand-in maps it inaccessible, as
+    // a driver does) is still refused: host code on it would crash.
+    cudastub::inject(cudastub::kPointerQuery, 1, 801 /* CUDA_ERROR_NOT_SUPPORTED */, 1000000);
+    rc = opf_reduce_local(in, d.o, n, OPF_INT, OPF_BOR);
+    check(rc == OPF_ERR_BUFFER && std::strstr(opf_last_error(), "cuPointerGetAttributes"),
+          "device memory the driver cannot classify: refused with the reason (rc %d: %s)", rc, opf_last_error());
     cudastub::clear_faults();
 }
 
@@ -706,6 +721,56 @@ void stream_of_another_device()
     check(d.out(0) == 1 && d.out(d.n - 1) == 1, "... computed once synchronised (%d)", d.out(0));
 }
 
+// A sticky fault, then the application's reset: an illegal address on device
+// 1 (a stream call on host memory with op_cuda_stream_check=false) fails
+// every later call on device 1 with the reason, never success, while device 0
+// still works; after cudaDeviceReset, a staged call on device 1 runs as a
+// kernel again (not on the memory pool of the destroyed context, whose
+// failure would send every staged call to the host path for good).
+void sticky_fault_and_reset()
+{
+    const int n = 5000;
+    opf_param_set("op_cuda_staging_min_count", "1");
+    std::vector<float> host(n, 1.0f), back(n);
+    float *d1 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 1));
+    cudastub::copy_to_device(d1, host.data(), n * sizeof(float));
+    int rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);   // device 1 set up, its scratch pool made
+    check(rc == OPF_SUCCESS, "a staged call on device 1 (rc %d: %s)", rc, opf_last_error());
+
+    cudaSetDevice(1);
+    cudaStream_t stream = nullptr;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    opf_param_set("op_cuda_stream_check", "false");
+    std::vector<float> in(n, 1.0f), inout(n, 1.0f);
+    rc = opf_cuda_reduce_local(in.data(), inout.data(), n, OPF_FLOAT, OPF_SUM, stream);
+    opf_param_set("op_cuda_stream_check", nullptr);
+    const cudaError_t fault = cudaStreamSynchronize(stream);
+    check(rc == OPF_SUCCESS && fault == cudaErrorIllegalAddress,
+          "a kernel on host memory faults (rc %d, synchronise: %s)", rc, cudaGetErrorName(fault));
+    uint64_t launches = cudastub::counters().launches;
+    rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);
+    check(rc != OPF_SUCCESS && std::strstr(opf_last_error(), "cudaErrorIllegalAddress") &&
+              cudastub::counters().launches == launches,
+          "the poisoned device's next call fails with the reason, launching nothing (rc %d: %s)", rc, opf_last_error());
+    float *d0 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 0));
+    cudastub::copy_to_device(d0, host.data(), n * sizeof(float));
+    rc = opf_reduce_local(d0, d0, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), d0, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[n - 1] == 2.0f, "device 0 still computes (rc %d: %s)", rc, opf_last_error());
+
+    cudaSetDevice(1);
+    cudaDeviceReset();   // d1 and the stream are gone with the context
+    d1 = static_cast<float *>(cudastub::device_alloc(n * sizeof(float), 1));
+    cudastub::copy_to_device(d1, host.data(), n * sizeof(float));
+    launches = cudastub::counters().launches;
+    rc = opf_reduce_local(host.data(), d1, n, OPF_FLOAT, OPF_SUM);
+    cudastub::copy_from_device(back.data(), d1, n * sizeof(float));
+    check(rc == OPF_SUCCESS && back[0] == 2.0f && back[n - 1] == 2.0f && cudastub::counters().launches == launches + 1,
+          "after the reset, a staged call on device 1 runs as a kernel again (rc %d: %s; %llu launches, [0] = %g)", rc,
+          opf_last_error(), (unsigned long long)(cudastub::counters().launches - launches), double(back[0]));
+    opf_param_set("op_cuda_staging_min_count", nullptr);
+}
+
 void check_issue21()
 {
     in_child("a first stream call leaves no context", first_stream_call);
@@ -716,6 +781,7 @@ void check_issue21()
     in_child("a failing result copy", result_copy_fails);
     in_child("failing host pointer queries", failing_host_queries);
     in_child("a stream of another device", stream_of_another_device);
+    in_child("a sticky fault and a reset", sticky_fault_and_reset);
 }
 
 } // namespace

@@ -12,9 +12,10 @@
 //      devices that cannot be set up make device calls fail, never guessed host;
 //   5. (issue 21) driver calls the component makes per host reduction
 //      (every cu* entry point, counted by the stand-in per caller), with the
-//      driver not initialised and initialised: 0 for buffers on the heap and
-//      the stack; buffers in mappings of their own (large mallocs) are
-//      measured and printed;
+//      driver not initialised and initialised, on heap, stack, mmap'd and
+//      large malloc'd buffers: 0 on the heap and the stack; elsewhere at most
+//      one per call while the driver is not initialised (is it?), and once it
+//      is, one pointer query per distinct buffer (an in-place operand once);
 //   4. (a child process, a stand-in without devices) host calls unchanged
 //      after the application's cuInit; a stream call fails with OPF_ERR_OP
 //      and "no CUDA device", found then, not at opf_init.
@@ -73,28 +74,80 @@ bool host_sums_right(int count)
     return std::all_of(inout.begin(), inout.end(), [](float v) { return v == 3.5f; });
 }
 
-// Driver calls (cu*) made by the component per host reduction, over 50
-// opf_reduce_local and 50 opf_reduce_local3 calls on buffers on the heap, or
-// in a mapping of their own.
-double driver_calls_per_reduction(bool mapped)
+// Driver calls (every cu* entry point, counted by the stand-in for the
+// component) per host reduction, over 20 opf_reduce_local and 20
+// opf_reduce_local3 calls on buffers of one kind.
+enum BufferKind { kHeap, kStack, kMapped, kLargeMalloc, kBufferKinds };
+const char *const buffer_kind_names[kBufferKinds] = {"heap", "stack", "mmap", "large malloc"};
+struct PerCall {
+    double reduce2, reduce3, in_place3;   // opf_reduce_local; _local3; _local3 with out == in1
+};
+PerCall driver_calls_per_reduction(BufferKind kind)
 {
     const int n = 64;
-    float *buf = cudastub::brk_floats(3 * n, 1.0f);   // on the heap, under a sanitizer too
+    float on_stack[3 * n];
+    float *buf = nullptr;
     void *map = nullptr;
-    if (mapped) {
+    void *large = nullptr;
+    switch (kind) {
+    case kHeap: buf = cudastub::brk_floats(3 * n, 1.0f); break;   // on the heap, under a sanitizer too
+    case kStack: buf = on_stack; break;
+    case kMapped:
         map = mmap(nullptr, 3 * n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         buf = static_cast<float *>(map);
+        break;
+    case kLargeMalloc:   // above glibc's largest mmap threshold: a mapping of its own
+        large = std::malloc(size_t(64) << 20);
+        buf = static_cast<float *>(large);
+        break;
+    default: break;
     }
-    const uint64_t before = cudastub::calls("cu", "opf_op_cuda");
-    bool ok = true;
-    for (int i = 0; i < 50; ++i) {
-        ok &= opf_reduce_local(buf, buf + n, n, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS;
-        ok &= opf_reduce_local3(buf, buf + n, buf + 2 * n, n, OPF_FLOAT, OPF_MAX) == OPF_SUCCESS;
-    }
-    const uint64_t made = cudastub::calls("cu", "opf_op_cuda") - before;
-    check(ok, "host reductions on %s buffers", mapped ? "mapped" : "heap");
+    std::fill(buf, buf + 3 * n, 1.0f);
+    const int rounds = 20;
+    auto per_call = [&](auto &&call) {
+        const uint64_t before = cudastub::calls("cu", "opf_op_cuda");
+        bool ok = true;
+        for (int i = 0; i < rounds; ++i) ok &= call() == OPF_SUCCESS;
+        check(ok, "host reductions on %s buffers", buffer_kind_names[kind]);
+        return double(cudastub::calls("cu", "opf_op_cuda") - before) / rounds;
+    };
+    PerCall r;
+    r.reduce2 = per_call([&] { return opf_reduce_local(buf, buf + n, n, OPF_FLOAT, OPF_SUM); });
+    r.reduce3 = per_call([&] { return opf_reduce_local3(buf, buf + n, buf + 2 * n, n, OPF_FLOAT, OPF_MAX); });
+    r.in_place3 = per_call([&] { return opf_reduce_local3(buf, buf + n, buf, n, OPF_FLOAT, OPF_MIN); });
     if (map) munmap(map, 3 * n * sizeof(float));
-    return double(made) / 100;
+    std::free(large);
+    return r;
+}
+
+// Issue 21, defect 1: the driver calls per host reduction, for every buffer
+// kind. Heap and stack buffers cost none; a call with buffers elsewhere asks
+// whether the driver is initialised once per call (not once per buffer), and
+// once it is, one pointer query per distinct buffer outside heap and stack
+// (an in-place operand is asked about once).
+void check_driver_calls(bool initialised, PerCall (&got)[kBufferKinds])
+{
+    const char *state = initialised ? "initialised" : "not initialised";
+    for (int k = 0; k < kBufferKinds; ++k) {
+        const BufferKind kind = BufferKind(k);
+        const PerCall r = got[k] = driver_calls_per_reduction(kind);
+        const bool free_kind = kind == kHeap || kind == kStack;
+        const double want2 = free_kind ? 0 : initialised ? 2 : 1, want3 = free_kind ? 0 : initialised ? 3 : 1,
+                     want_in_place = free_kind ? 0 : initialised ? 2 : 1;
+        check(r.reduce2 <= want2 && r.reduce3 <= want3 && r.in_place3 <= want_in_place,
+              "driver %s, %s buffers: %.2f / %.2f / %.2f driver calls per opf_reduce_local / _local3 / _local3 in "
+              "place (want at most %g / %g / %g)", state, buffer_kind_names[k], r.reduce2, r.reduce3, r.in_place3,
+              want2, want3, want_in_place);
+    }
+}
+
+void print_driver_calls(const char *state, const PerCall (&got)[kBufferKinds])
+{
+    std::printf("cuda_lazy: driver calls per host reduction, driver %s (opf_reduce_local / _local3 / _local3 in "
+                "place):", state);
+    for (int k = 0; k < kBufferKinds; ++k)
+        std::printf(" %s %.2f/%.2f/%.2f%s", buffer_kind_names[k], got[k].reduce2, got[k].reduce3, got[k].in_place3,
+                    k + 1 < kBufferKinds ? ";" : "\n");
 }
 
 // Nanoseconds per call, median of `samples` batches.
@@ -195,14 +248,9 @@ int main(int argc, char **argv)
           (unsigned long long)c.pointer_queries);
     check(c.driver_inits == 0, "host reductions initialised the driver %llu times", (unsigned long long)c.driver_inits);
     // 5. Driver calls per host reduction, the driver not initialised.
-    const double uninit_heap = driver_calls_per_reduction(false), uninit_mapped = driver_calls_per_reduction(true);
-    check(uninit_heap == 0, "driver not initialised: %.2f driver calls per host reduction on heap buffers (want 0)",
-          uninit_heap);
-    int on_stack[64] = {};
-    const uint64_t calls_before = cudastub::calls("cu", "opf_op_cuda");
-    check(opf_reduce_local(on_stack, on_stack + 32, 32, OPF_INT, OPF_BOR) == OPF_SUCCESS &&
-              cudastub::calls("cu", "opf_op_cuda") == calls_before,
-          "driver not initialised: a host reduction on stack buffers makes no driver call");
+    PerCall uninit[kBufferKinds];
+    check_driver_calls(false, uninit);
+    check(cudastub::counters().driver_inits == 0, "host reductions initialised the driver");
 
     // 3. The application initialises CUDA after opf_init: device memory is
     // recognised from then on.
@@ -224,12 +272,10 @@ int main(int argc, char **argv)
     check(cudastub::counters().pointer_queries > c.pointer_queries, "device buffers were asked about");
     check(host_sums_right(64), "host SUM FLOAT after the driver was initialised");
     // 5. Driver calls per host reduction, the driver initialised.
-    const double init_heap = driver_calls_per_reduction(false), init_mapped = driver_calls_per_reduction(true);
-    check(init_heap == 0, "driver initialised: %.2f driver calls per host reduction on heap buffers (want 0)",
-          init_heap);
-    std::printf("cuda_lazy: the component's driver calls per host reduction (opf_reduce_local and _local3 "
-                "alternating): driver not initialised %.2f (heap buffers), %.2f (mapped buffers); initialised "
-                "%.2f (heap), %.2f (mapped)\n", uninit_heap, uninit_mapped, init_heap, init_mapped);
+    PerCall init[kBufferKinds];
+    check_driver_calls(true, init);
+    print_driver_calls("not initialised", uninit);
+    print_driver_calls("initialised", init);
     opf_finalize();
 
     // A new opf_init finds the driver initialised: device memory works at once.

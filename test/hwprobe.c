@@ -113,6 +113,69 @@ static void check_arm(const opf_hw_info_t *hw)
 #endif
 }
 
+#if defined(__riscv) && __riscv_xlen == 64 && defined(__linux__)
+#define RISCV 1
+#endif
+
+/* RISC-V: V and VLEN against the architecture (VLEN a power of two, 128 to
+ * 65536 bits: RVV 1.0's V needs Zvl128b) and /proc/cpuinfo's isa line
+ * ("rv64imafdcv_zicsr_..._zvfh_zvfhmin"); none elsewhere. The Z* extensions
+ * come from riscv_hwprobe, which a kernel older than an extension's bit
+ * leaves clear: those seen must be on the isa line, and zvfh / zvfhmin
+ * (Linux 6.4's bits) exactly. */
+static void check_riscv(const opf_hw_info_t *hw)
+{
+    char text[128], tiny[6];
+    CHECK(opf_hw_format_riscv_features(OPF_RISCV_V | OPF_RISCV_ZVFH | OPF_RISCV_ZVFBFWMA, text, sizeof text) == 15 &&
+              strcmp(text, "v zvfh zvfbfwma") == 0, "formatted RISC-V features \"%s\"", text);
+    CHECK(opf_hw_format_riscv_features(0, text, sizeof text) == 4 && strcmp(text, "none") == 0,
+          "no RISC-V features: \"%s\"", text);
+    CHECK(opf_hw_format_riscv_features(OPF_RISCV_ZVFHMIN, tiny, sizeof tiny) == 7 && strcmp(tiny, "zvfhm") == 0,
+          "truncated to \"%s\"", tiny);
+#ifdef RISCV
+    {
+        static const struct { unsigned bit; const char *name; int exact; } ext[] = {
+            {OPF_RISCV_ZVFHMIN, "zvfhmin", 1}, {OPF_RISCV_ZVFH, "zvfh", 1},
+            {OPF_RISCV_ZVFBFMIN, "zvfbfmin", 0}, {OPF_RISCV_ZVFBFWMA, "zvfbfwma", 0},
+        };
+        static char isa_line[8192], words[8192];
+        const char *isa;
+        const unsigned vlen = hw->riscv_vlen_bits;
+        size_t i, base_len;
+        CHECK((hw->riscv_features & OPF_RISCV_V) ? vlen >= 128 && vlen <= 65536 && (vlen & (vlen - 1)) == 0 : vlen == 0,
+              "VLEN %u bits (features 0x%x)", vlen, hw->riscv_features);
+        CHECK((hw->riscv_features & OPF_RISCV_V) || hw->riscv_features == 0, "vector extensions 0x%x without V",
+              hw->riscv_features);
+        if (!cpuinfo_line("isa", isa_line, sizeof isa_line)) {
+            printf("hwprobe: no isa line in /proc/cpuinfo; RISC-V ISA not compared\n");
+            return;
+        }
+        /* "rv64imafdcv_zicsr_zvfh" -> the single letters, then " zicsr zvfh " */
+        isa = strstr(isa_line, "rv64");
+        CHECK(isa != NULL, "/proc/cpuinfo's isa \"%s\" is not rv64", isa_line);
+        if (!isa) return;
+        base_len = strcspn(isa, "_ \t");
+        snprintf(words, sizeof words, " %s", isa + base_len);
+        for (i = 0; words[i]; ++i)
+            if (words[i] == '_') words[i] = ' ';
+        {
+            const char *v = memchr(isa + 4, 'v', base_len - 4);
+            const int probed = (hw->riscv_features & OPF_RISCV_V) != 0;
+            CHECK(probed == (v != NULL), "v: probe says %d, /proc/cpuinfo's isa \"%s\"", probed, isa_line);
+        }
+        for (i = 0; i < sizeof ext / sizeof ext[0]; ++i) {
+            const int probed = (hw->riscv_features & ext[i].bit) != 0;
+            const int linux_says = has_flag(words, ext[i].name);
+            CHECK(ext[i].exact ? probed == linux_says : !probed || linux_says,
+                  "%s: probe says %d, /proc/cpuinfo says %d", ext[i].name, probed, linux_says);
+        }
+    }
+#else
+    CHECK(hw->riscv_features == 0 && hw->riscv_vlen_bits == 0, "RISC-V features 0x%x, VLEN %u off RISC-V",
+          hw->riscv_features, hw->riscv_vlen_bits);
+#endif
+}
+
 static void check_isa(const opf_hw_info_t *hw)
 {
     static char flags[8192];
@@ -232,6 +295,7 @@ int main(void)
     show(&before);
     check_isa(&before);
     check_arm(&before);
+    check_riscv(&before);
     check_topology(&before);
 
     /* The machine does not change across opf_init. */

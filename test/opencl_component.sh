@@ -10,7 +10,10 @@
 #      component's self-test off), and again on an out-of-order queue with
 #      counts split into many launches (self-test on);
 #   5. the on-disk program cache (op_opencl_cache_dir) is written, then used;
-#   6. test/opencl_bench runs (smoke).
+#   6. test/opencl_bench runs (smoke);
+#   7. inside an MPI job (the launcher's environment) it does not probe at
+#      init unless asked, and still serves device buffers and asked-for host
+#      memory.
 # Exit 77 (skip) when the machine has no OpenCL platform at all.
 set -u
 component=opencl
@@ -89,5 +92,23 @@ if [ -x "$top/test/opencl_bench" ]; then
     echo "$out"
     check "opencl_bench prints cl_mem and base rows" sh -c 'echo "$1" | grep -q " cl_mem " && echo "$1" | grep -q " base "' - "$out"
 fi
+
+# 7. An MPI rank (as mpirun's environment says): no probe at init (it would
+# only make a report: ~40 ms of every MPI_Init through the bridge), unless
+# op_opencl_probe_in_mpi or host memory is asked for.
+for launcher in OMPI_COMM_WORLD_SIZE=1 PMIX_RANK=0 PMI_RANK=0; do
+    devices=$(env $launcher "$info" --param op opencl --level 9 2>&1 | grep 'op_opencl_devices')
+    check "$launcher: not probed at init, and why" \
+        sh -c 'case "$1" in *"not probed (an MPI rank; op_opencl_probe_in_mpi=true probes here)"*) exit 0;; esac; exit 1' - "$devices"
+done
+devices=$(env PMIX_RANK=0 OPF_MCA_op_opencl_probe_in_mpi=1 "$info" --param op opencl --level 9 2>&1 | grep 'op_opencl_devices')
+check "op_opencl_probe_in_mpi=1: probed in an MPI rank" sh -c 'case "$1" in *"not probed"*) exit 1;; *"0: "*) exit 0;; esac; exit 1' - "$devices"
+out=$(env PMIX_RANK=0 OPF_MCA_op_opencl_host_min_count=1 "$top/test/conformance" --quick --provider opencl --native 2>&1)
+rc=$?
+check "asked-for host memory is probed and served in an MPI rank (rc $rc)" \
+    sh -c 'test "$1" -eq 0 && echo "$2" | grep -q "provider opencl: [1-9][0-9]* slots"' - "$rc" "$out"
+env PMIX_RANK=0 "$top/test/opencl_conformance" --quick >/dev/null 2>&1
+rc=$?
+check "device buffers are served in an MPI rank without the init probe (rc $rc)" test $rc -eq 0
 
 summary

@@ -82,4 +82,15 @@ out=$("$info" --explain sum float --mem nosuch 2>&1)
 rc=$?
 check "--explain --mem nosuch: exit status 2 (got $rc)" test $rc -eq 2
 
+# ---- issue 25: names in any case ----------------------------------------------------
+simd=$top/components/simd/.libs
+if [ -f "$simd/opf_op_avx2.so" ]; then
+    out=$(OPF_MCA_mca_component_path=$simd "$info" --param OP AVX2 2>&1)
+    check "--param OP AVX2 lists op_avx2_priority" contains "$out" '"op_avx2_priority"'
+fi
+out=$("$info" --param Op Base --level 9 2>&1)
+check "--param Op Base lists op_base_pin" contains "$out" '"op_base_pin"'
+out=$("$info" --explain Max DOUBLE --mem HOST 2>&1)
+check "--explain Max DOUBLE --mem HOST" contains "$out" "MAX DOUBLE host 2-buffer:"
+
 summary

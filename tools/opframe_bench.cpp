@@ -10,7 +10,13 @@
 //
 //   opframe_bench [--op SUM,MAX] [--type FLOAT,INT32_T] [--sizes 1K,64K,1M | --min 1K --max 256M]
 //                 [--buffers 2,3] [--threads N] [--providers base,avx2] [--samples N] [--csv]
-//                 [--plot FILE.png] [--quick] [--suite NAME] [--inputs K]
+//                 [--plot FILE.png] [--quick] [--suite NAME] [--align 64,16] [--inputs K]
+//
+// Names of ops, types, providers and suites are case-insensitive. --align
+// places every buffer at a 64-byte boundary (64: posix_memalign, like huge
+// pages and registered buffers) or 16 bytes past one (16: what malloc gives,
+// which splits a cache line on most 64-byte loads); each row is measured at
+// each alignment, and the summary reports the worse. Default 16; --suite: 64,16.
 //
 // --inputs K (issue 26) times instead opf_reduce_local_n on K inputs, side by side with the chain
 // of K - 1 opf_reduce_local3 calls it equals ("chain3"), each provider's n-ary kernel called
@@ -30,6 +36,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +60,7 @@ struct Options {
     std::vector<std::string> ops = {"SUM"}, types = {"FLOAT"}, providers;   // providers empty: all
     std::vector<long> sizes;
     std::vector<int> buffers = {2};
+    std::vector<int> aligns;   // empty: 16, or 64,16 for a suite
     long min_size = 1024, max_size = 256L << 20;
     std::string threads;   // op_base_threads; empty: leave the parameter alone
     int samples = 9;
@@ -144,9 +152,33 @@ std::string cpu_model()
     return "unknown CPU";
 }
 
+// A buffer of `bytes` at a chosen alignment: `align` 64 starts it at a
+// 64-byte boundary, 16 starts it 16 bytes past one (16-byte aligned, never
+// 64). posix_memalign, so that the placement does not depend on malloc.
+class AlignedBuffer {
+public:
+    AlignedBuffer(std::size_t bytes, int align)
+    {
+        void *p = nullptr;
+        if (posix_memalign(&p, 64, bytes + 64) != 0) throw std::bad_alloc();
+        block_ = static_cast<unsigned char *>(p);
+        data_ = block_ + (align == 64 ? 0 : 16);
+        size_ = bytes;
+    }
+    ~AlignedBuffer() { std::free(block_); }
+    AlignedBuffer(const AlignedBuffer &) = delete;
+    AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+    unsigned char *data() { return data_; }
+    std::size_t size() const { return size_; }
+
+private:
+    unsigned char *block_ = nullptr, *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
 // Fills a buffer with the value 1 of a kernel type (index 1 for pairs): a
 // reduction repeated in place on it stays finite and normal.
-void fill_ones(std::vector<unsigned char> &buf, int kt)
+void fill_ones(AlignedBuffer &buf, int kt)
 {
     const int ext = opf_kernel_type_extent(kt);
     std::vector<unsigned char> one(ext, 0);
@@ -170,7 +202,7 @@ void fill_ones(std::vector<unsigned char> &buf, int kt)
 #endif
     default: one[0] = 1; break;   // integers (little endian)
     }
-    for (std::size_t i = 0; i + ext <= buf.size(); i += ext) std::memcpy(&buf[i], one.data(), ext);
+    for (std::size_t i = 0; i + ext <= buf.size(); i += ext) std::memcpy(buf.data() + i, one.data(), ext);
 }
 
 opf_op_t op_by_name(const std::string &name)
@@ -221,6 +253,7 @@ MPI_Op mpi_op_of(const std::string &name)
 struct Row {
     std::string op, type, provider;
     int buffers;
+    int align;   // 64: at a 64-byte boundary; 16: 16 bytes past one
     long bytes;
     opf_count_t count;
     double ns;
@@ -244,6 +277,7 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
     struct Worst {
         double vs_ompi = 0, of_ref = 0;
         long ompi_bytes = 0, ref_bytes = 0;
+        int ompi_align = 0, ref_align = 0;
     };
     std::vector<std::pair<std::string, Worst>> order;   // first-seen order of the keys
     std::map<std::string, std::size_t> index;
@@ -255,18 +289,26 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
         if (fresh) order.push_back({key, Worst{}});
         Worst &w = order[it->second].second;
         const double ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
-        if (ompi > 0 && (w.ompi_bytes == 0 || ompi / r.ns < w.vs_ompi)) { w.vs_ompi = ompi / r.ns; w.ompi_bytes = r.bytes; }
-        if (ref > 0 && (w.ref_bytes == 0 || ref / r.ns < w.of_ref)) { w.of_ref = ref / r.ns; w.ref_bytes = r.bytes; }
+        if (ompi > 0 && (w.ompi_bytes == 0 || ompi / r.ns < w.vs_ompi)) {
+            w.vs_ompi = ompi / r.ns;
+            w.ompi_bytes = r.bytes;
+            w.ompi_align = r.align;
+        }
+        if (ref > 0 && (w.ref_bytes == 0 || ref / r.ns < w.of_ref)) {
+            w.of_ref = ref / r.ns;
+            w.ref_bytes = r.bytes;
+            w.ref_align = r.align;
+        }
     }
     if (order.empty()) return;
     const char *lead = csv ? "# " : "";
-    std::printf("\n%sworst over all sizes (ratio @ bytes):\n", lead);
-    std::printf("%s%-3s %-6s %-16s %-9s %18s %18s\n", lead, "buf", "op", "type", "provider", "vs ompi", "of ref");
+    std::printf("\n%sworst over all sizes and alignments (ratio @ bytes/alignment):\n", lead);
+    std::printf("%s%-3s %-6s %-16s %-9s %21s %21s\n", lead, "buf", "op", "type", "provider", "vs ompi", "of ref");
     for (const auto &[key, w] : order) {
         char vs[32] = "-", of[32] = "-";
-        if (w.ompi_bytes) std::snprintf(vs, sizeof vs, "%.2fx @ %ld", w.vs_ompi, w.ompi_bytes);
-        if (w.ref_bytes) std::snprintf(of, sizeof of, "%.2f @ %ld", w.of_ref, w.ref_bytes);
-        std::printf("%s%s %18s %18s\n", lead, key.c_str(), vs, of);
+        if (w.ompi_bytes) std::snprintf(vs, sizeof vs, "%.2fx @ %ld/%d", w.vs_ompi, w.ompi_bytes, w.ompi_align);
+        if (w.ref_bytes) std::snprintf(of, sizeof of, "%.2f @ %ld/%d", w.of_ref, w.ref_bytes, w.ref_align);
+        std::printf("%s%s %21s %21s\n", lead, key.c_str(), vs, of);
     }
 }
 
@@ -306,7 +348,8 @@ int usage()
     std::fprintf(stderr,
                  "usage: opframe_bench [--op LIST] [--type LIST] [--sizes LIST | --min SIZE --max SIZE]\n"
                  "                     [--buffers 2,3] [--threads N] [--providers LIST] [--samples N]\n"
-                 "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra] [--inputs K]\n");
+                 "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra]\n"
+                 "                     [--align 64,16] [--inputs K]\n");
     return 2;
 }
 
@@ -353,12 +396,13 @@ int bench_inputs(const Options &o, const std::vector<std::string> &providers)
             for (long bytes : o.sizes) {
                 const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
                 const long n_bytes = long(count * extent);
-                std::vector<std::vector<unsigned char>> in(static_cast<std::size_t>(k), std::vector<unsigned char>(static_cast<std::size_t>(n_bytes)));
-                std::vector<unsigned char> out(static_cast<std::size_t>(n_bytes));
+                std::vector<std::unique_ptr<AlignedBuffer>> in;   // 64-byte aligned
+                AlignedBuffer out(std::size_t(n_bytes), 64);
                 std::vector<const void *> srcs;
-                for (auto &b : in) {
-                    fill_ones(b, kt);
-                    srcs.push_back(b.data());
+                for (int j = 0; j < k; ++j) {
+                    in.push_back(std::make_unique<AlignedBuffer>(std::size_t(n_bytes), 64));
+                    fill_ones(*in.back(), kt);
+                    srcs.push_back(in.back()->data());
                 }
                 fill_ones(out, kt);
                 struct Timed { std::string provider; double ns; };
@@ -408,7 +452,23 @@ int main(int argc, char **argv)
         };
         if (a == "--op") o.ops = split(next());
         else if (a == "--type") o.types = split(next());
-        else if (a == "--providers") o.providers = split(next());
+        else if (a == "--providers") {
+            o.providers = split(next());
+            for (std::string &p : o.providers)   // component names are lower case
+                std::transform(p.begin(), p.end(), p.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        }
+        else if (a == "--align") {
+            o.aligns.clear();
+            for (auto &al : split(next())) {
+                if (al != "64" && al != "16") {
+                    std::fprintf(stderr, "opframe_bench: --align takes 64, 16 or 64,16 (bytes: at a 64-byte boundary, "
+                                         "or 16 bytes past one)\n");
+                    return 2;
+                }
+                if (std::find(o.aligns.begin(), o.aligns.end(), std::stoi(al)) == o.aligns.end()) o.aligns.push_back(std::stoi(al));
+            }
+            if (o.aligns.empty()) return usage();
+        }
         else if (a == "--samples") o.samples = std::max(1, std::atoi(next().c_str()));
         else if (a == "--csv") o.csv = true;
         else if (a == "--plot") o.plot = next();
@@ -439,16 +499,30 @@ int main(int argc, char **argv)
         }
         else if (a == "--suite") {
             const std::string suite = next();
-            if (suite == "openmpi") {   // the slots Open MPI's op/avx vectorises
+            if (!strcasecmp(suite.c_str(), "openmpi")) {   // the slots Open MPI's op/avx vectorises
                 o.ops = {"SUM", "PROD", "MAX", "MIN", "BAND", "BOR", "BXOR"};
                 o.types = {"INT8_T", "UINT8_T", "INT16_T", "UINT16_T", "INT32_T", "UINT32_T", "INT64_T", "UINT64_T",
                            "FLOAT", "DOUBLE"};
-            } else if (suite == "extra") {   // slots Open MPI leaves scalar (ops filtered per type below)
+            } else if (!strcasecmp(suite.c_str(), "extra")) {   // slots Open MPI leaves scalar (ops filtered per type below)
                 o.ops = {"SUM", "PROD", "MAX", "MAXLOC", "MINLOC", "LAND"};
                 o.types = {"DOUBLE_INT", "FLOAT_INT", "2INT", "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "FLOAT16",
                            "BFLOAT16", "LONG", "INTEGER", "REAL8", "LOGICAL", "C_BOOL"};
             } else return usage();
+            if (o.aligns.empty()) o.aligns = {64, 16};
         } else return usage();
+    }
+    if (o.aligns.empty()) o.aligns = {16};
+    // Names are case-insensitive: each becomes the library's spelling, which
+    // the rows print and the Open MPI table is keyed by.
+    for (std::string &name : o.ops) {
+        const opf_op_t op = op_by_name(name);
+        if (op == OPF_OP_NULL) { std::fprintf(stderr, "opframe_bench: unknown op '%s'\n", name.c_str()); return 2; }
+        name = opf_op_name(op);
+    }
+    for (std::string &name : o.types) {
+        const opf_datatype_t type = type_by_name(name);
+        if (type == OPF_DATATYPE_NULL) { std::fprintf(stderr, "opframe_bench: unknown type '%s'\n", name.c_str()); return 2; }
+        name = opf_type_name(type);
     }
     if (o.sizes.empty())
         for (long s = o.min_size; s <= o.max_size; s *= 4) o.sizes.push_back(s);
@@ -484,6 +558,10 @@ int main(int argc, char **argv)
         std::vector<std::string> chosen;
         for (auto &p : providers)
             if (std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end()) chosen.push_back(p);
+        for (auto &p : o.providers)
+            if (std::find(providers.begin(), providers.end(), p) == providers.end())
+                std::fprintf(stderr, "opframe_bench: --providers: no provider \"%s\" here (not a component, or "
+                                     "not available on this machine: opframe_info --show-failed)\n", p.c_str());
         providers = chosen;
     }
 
@@ -493,6 +571,7 @@ int main(int argc, char **argv)
     char isa[512] = "";
     if (opf_hw_describe(&hw) == OPF_SUCCESS) {
         if (hw.arm_features) opf_hw_format_arm_features(hw.arm_features, isa, sizeof isa);
+        else if (hw.riscv_features) opf_hw_format_riscv_features(hw.riscv_features, isa, sizeof isa);
         else opf_hw_format_features(hw.x86_features, isa, sizeof isa);
     }
     std::string forms;
@@ -511,40 +590,50 @@ int main(int argc, char **argv)
     std::printf("# memref (roofline): float inout[i] += in[i] (2-buffer), out[i] = in1[i] + in2[i] (3-buffer),\n"
                 "#   over the same bytes, vectorised for this host\n");
     if (!threads_note.empty()) std::printf("# %s\n", threads_note.c_str());
+    std::string aligns;
+    for (int al : o.aligns) aligns += std::string(aligns.empty() ? "" : ", ") + (al == 64 ? "64 (at a 64-byte boundary)" : "16 (16 bytes past a 64-byte boundary)");
+    std::printf("# buffer alignment: %s%s\n", aligns.c_str(), o.aligns.size() > 1 ? "; the summary gives the worse" : "");
+    // Slots that get no Open MPI row, and why (said once per op and type).
+    std::vector<std::string> no_ompi;
 
     std::vector<Row> rows;
-    std::size_t total = o.ops.size() * o.types.size() * o.sizes.size() * o.buffers.size(), done = 0;
+    std::size_t total = o.ops.size() * o.types.size() * o.sizes.size() * o.buffers.size() * o.aligns.size(), done = 0;
     for (const std::string &op_name : o.ops)
         for (const std::string &type_name : o.types) {
             const opf_op_t op = op_by_name(op_name);
             const opf_datatype_t type = type_by_name(type_name);
             int valid = 0, kt = -1;
             opf_aint_t lb = 0, extent = 0;
-            if (op == OPF_OP_NULL || type == OPF_DATATYPE_NULL) {
-                std::fprintf(stderr, "opframe_bench: unknown op '%s' or type '%s'\n", op_name.c_str(), type_name.c_str());
-                return 2;
-            }
             opf_op_valid_for_type(op, type, &valid);
             opf_type_kernel_type(type, &kt);
             opf_type_get_extent(type, &lb, &extent);
             if (!valid || kt < 0) {   // e.g. LAND on a complex type in a suite
-                done += o.sizes.size() * o.buffers.size();
+                done += o.sizes.size() * o.buffers.size() * o.aligns.size();
                 continue;
             }
+#ifdef OPF_HAVE_OMPI
+            const MPI_Datatype mt = mpi_type_of(type_name);
+            const MPI_Op mo = mpi_op_of(op_name);
+            if (mt == MPI_DATATYPE_NULL)
+                no_ompi.push_back(op_name + " " + type_name + ": MPI has no datatype " + type_name);
+            else if (mo == MPI_OP_NULL)
+                no_ompi.push_back(op_name + " " + type_name + ": MPI has no op " + op_name);
+#endif
             const int op_id = int(reinterpret_cast<uintptr_t>(op));
             for (long bytes : o.sizes)
-                for (int nbuf : o.buffers) {
+                for (int nbuf : o.buffers)
+                for (int align : o.aligns) {
                     progress(done++, total);
                     const bool three = nbuf == 3;
                     const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
                     const long n_bytes = long(count * extent);
                     // in (in1), inout (in2), out: distinct allocations; out only for 3 buffers.
-                    std::vector<unsigned char> in(n_bytes), inout(n_bytes), out(three ? n_bytes : 0);
+                    AlignedBuffer in(n_bytes, align), inout(n_bytes, align), out(three ? n_bytes : 0, align);
                     fill_ones(in, kt);
                     fill_ones(inout, kt);
                     fill_ones(out, kt);
                     auto add = [&](const std::string &provider, const std::function<void()> &fn) {
-                        rows.push_back({op_name, type_name, provider, nbuf, n_bytes, count, median_ns(fn, o.samples)});
+                        rows.push_back({op_name, type_name, provider, nbuf, align, n_bytes, count, median_ns(fn, o.samples)});
                     };
                     for (const std::string &p : providers) {
                         if (p == "opframe") {
@@ -561,8 +650,9 @@ int main(int argc, char **argv)
                         if (!three && fn2) add(p, [&] { fn2(in.data(), inout.data(), count); });
                     }
 #ifdef OPF_HAVE_OMPI
-                    const MPI_Datatype mt = mpi_type_of(type_name);
-                    const MPI_Op mo = mpi_op_of(op_name);
+                    if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count > 0x7fffffff)
+                        no_ompi.push_back(op_name + " " + type_name + " at " + std::to_string(n_bytes) +
+                                          " bytes: the count does not fit MPI's int");
                     if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count <= 0x7fffffff) {
                         if (three)   // Open MPI has no 3-buffer local reduction: copy, then reduce in place
                             add("ompi", [&] {
@@ -574,11 +664,16 @@ int main(int argc, char **argv)
                     }
 #endif
                     const std::size_t floats = std::size_t(std::max<long>(1, n_bytes / 4));
-                    std::vector<float> ra(floats, 1.0f), rb(floats, 1.0f), rc(three ? floats : 0, 1.0f);
+                    AlignedBuffer ra(floats * 4, align), rb(floats * 4, align), rc(three ? floats * 4 : 0, align);
+                    fill_ones(ra, OPF_KT_FLOAT);
+                    fill_ones(rb, OPF_KT_FLOAT);
+                    fill_ones(rc, OPF_KT_FLOAT);
+                    auto fa = reinterpret_cast<float *>(ra.data()), fb = reinterpret_cast<float *>(rb.data()),
+                         fc = reinterpret_cast<float *>(rc.data());
                     if (three)
-                        add("memref", [&] { reference_add3(ra.data(), rb.data(), rc.data(), long(floats)); });
+                        add("memref", [&] { reference_add3(fa, fb, fc, long(floats)); });
                     else
-                        add("memref", [&] { reference_add(ra.data(), rb.data(), long(floats)); });
+                        add("memref", [&] { reference_add(fa, fb, long(floats)); });
                 }
         }
     progress(total, total);
@@ -586,24 +681,26 @@ int main(int argc, char **argv)
     // Ratios within each (buffers, op, type, size) group.
     auto group_time = [&](const Row &r, const char *provider) {
         for (const Row &x : rows)
-            if (x.buffers == r.buffers && x.op == r.op && x.type == r.type && x.bytes == r.bytes && x.provider == provider)
+            if (x.buffers == r.buffers && x.align == r.align && x.op == r.op && x.type == r.type && x.bytes == r.bytes &&
+                x.provider == provider)
                 return x.ns;
         return 0.0;
     };
-    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers\n");
-    else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
-                     "GB/s", "vs ompi", "of ref");
+    for (const std::string &why : no_ompi) std::printf("# no Open MPI comparison for %s\n", why.c_str());
+    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align\n");
+    else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s %5s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
+                     "GB/s", "vs ompi", "of ref", "align");
     for (const Row &r : rows) {
         const double gbps = 3.0 * double(r.bytes) / r.ns, ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
         char vs[16] = "-";
         if (ompi > 0) std::snprintf(vs, sizeof vs, "%.2fx", ompi / r.ns);
         if (o.csv)
-            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
+            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
                         (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0, ref / r.ns,
-                        r.buffers);
+                        r.buffers, r.align);
         else
-            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7.2f\n", r.op.c_str(), r.type.c_str(), r.buffers,
-                        r.bytes, r.provider.c_str(), r.ns, gbps, vs, ref / r.ns);
+            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7.2f %5d\n", r.op.c_str(), r.type.c_str(), r.buffers,
+                        r.bytes, r.provider.c_str(), r.ns, gbps, vs, ref / r.ns, r.align);
     }
     print_summary(rows, group_time, o.csv);
 

@@ -15,6 +15,7 @@
 //   --parsable (colon-separated, stable) | --json (every view, --explain too); --mca NAME VALUE
 //   (repeatable); -V. An --op or --type that names nothing is an error (exit 2).
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -303,6 +304,13 @@ void show_hw(Printer &p)
         text += std::string("\nArm ISA (HWCAP): ") + arm + "\nSVE vector length: " +
                 (hw.arm_sve_vector_bits ? sve + " bits" : std::string("no SVE"));
     }
+    if (hw.riscv_features) {   // a RISC-V CPU with V (getauxval, vlenb, riscv_hwprobe)
+        char rv[128];
+        opf_hw_format_riscv_features(hw.riscv_features, rv, sizeof rv);
+        const std::string vlen = std::to_string(hw.riscv_vlen_bits);
+        r.add("riscv_isa", rv).add("riscv_vlen", vlen);
+        text += std::string("\nRISC-V vector ISA (HWCAP, riscv_hwprobe): ") + rv + "\nVLEN: " + vlen + " bits";
+    }
     p.record("hw", r, text);
     show_devices(p, hw);
 }
@@ -531,7 +539,9 @@ void show_path(Printer &p)
     r.add("mca_component_path", path);
     p.record("path", r, std::string("mca_component_path: ") + path +
                             "\n(parameter files: $HOME/.opframe/mca-params.conf, " OPF_SYSCONFDIR_TEXT
-                            "/opframe-mca-params.conf)");
+                            "/opframe-mca-params.conf)"
+                            "\n(tuning files, read below them: $HOME/.opframe/tuning.conf, " OPF_SYSCONFDIR_TEXT
+                            "/opframe-tuning.conf; opframe_tune writes them)");
 }
 
 int usage(FILE *to)
@@ -558,7 +568,14 @@ int main(int argc, char **argv)
                 std::exit(2);
             }
         };
-        if (a == "--param") { need(2); o.params = explicit_view = true; o.param_framework = argv[++i]; o.param_component = argv[++i]; }
+        if (a == "--param") {
+            need(2);
+            o.params = explicit_view = true;
+            o.param_framework = argv[++i];
+            o.param_component = argv[++i];
+            for (std::string *name : {&o.param_framework, &o.param_component})   // names are lower case: any case here
+                std::transform(name->begin(), name->end(), name->begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        }
         else if (a == "--level") { need(1); o.level = std::atoi(argv[++i]); if (o.level < 1 || o.level > 9) { std::fprintf(stderr, "opframe_info: --level takes 1..9\n"); return 2; } }
         else if (a == "--all") { o.params = o.failed = o.hw = o.kernels = true; o.level = 9; }
         else if (a == "--show-failed") o.failed = explicit_view = true;

@@ -5,10 +5,12 @@
 // SVE vector length, probed by the framework).
 //
 // An Arm traits struct (opf_op_neon.cpp, opf_op_sve.cpp) supplies what
-// components/simd/component.h lists (bytes, granule, load_partial,
-// store_partial, widen_half, narrow_half, offers) and, for the life cycle:
+// components/simd/kernels.h lists (bytes, granule, load_partial,
+// store_partial, widen_half, narrow_half, offers) and, for component.h's
+// life cycle (Component<Isa, ArmCheck>):
 //   name, description, required (OPF_ARM_* bits), required_text,
 //   priority_param, default_priority, support_param, support_words, support_help,
+//   table                              its kernels (isa_table of itself)
 //   sve_bits                           the SVE vector length it is built for (0: any)
 //   adjust(op, row, support, arm)      per-feature variants of some slots
 // float16 <-> float conversions (widen_half / narrow_half: FCVTL / FCVTN,
@@ -22,7 +24,6 @@
 
 #include <opframe/component.h>
 #include <opframe/introspect.h>
-#include "components/simd/kernels.h"
 
 #if !defined(__aarch64__)
 #error "components/aarch64 is built for aarch64 only"
@@ -32,7 +33,9 @@
 // before the component knows the CPU has its ISA: an SVE module compiled
 // with +sve could otherwise use SVE to fill a struct and die of SIGILL on a
 // CPU without it instead of disqualifying itself. So it is compiled without
-// SVE (NEON is part of every aarch64 Linux target).
+// SVE (NEON is part of every aarch64 Linux target): component.h's template
+// is first seen here, inside the region, and its instantiations keep the
+// region's target.
 #if defined(__ARM_FEATURE_SVE)
 #define OPF_ARM_BASELINE_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"+nosve\")")
 #else
@@ -40,30 +43,20 @@
 #endif
 #define OPF_ARM_BASELINE_END _Pragma("GCC pop_options")
 
+OPF_ARM_BASELINE_BEGIN
+#include "components/simd/component.h"
+OPF_ARM_BASELINE_END
+#include "components/simd/kernels.h"
+
 namespace opf::simd {
 
 OPF_ARM_BASELINE_BEGIN
 
-template <class Isa> struct ArmComponent {
-    static inline int64_t priority = 0;
-    static inline int64_t support = 0;   // bits of Isa::support_words
-    static inline unsigned arm = 0;      // hw->arm_features, seen at init_query
-
-    static int register_params()
-    {
-        const opf_param_spec_t specs[] = {
-            {Isa::priority_param, OPF_PARAM_INT, Isa::default_priority,
-             "Priority of this SIMD component's offers (higher wins a slot; the base is below every component)", 3,
-             OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
-            {Isa::support_param, OPF_PARAM_FLAGS, Isa::support_words, Isa::support_help, 4, OPF_PARAM_SETTABLE,
-             Isa::support_words, nullptr, &support},
-        };
-        for (const opf_param_spec_t &s : specs)
-            if (opf_param_register(&s) != OPF_SUCCESS) return -1;
-        return 0;
-    }
-
-    static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
+// component.h's life cycle, qualified by the Arm features (and, for
+// sve<N>, the SVE vector length) of opf_hw_info_t.
+struct ArmCheck {
+    template <class Isa>
+    static int qualify(const opf_hw_info_t *hw, char *reason, std::size_t reason_len, unsigned &features)
     {
         if (!hw || hw->struct_size < offsetof(opf_hw_info_t, arm_sve_vector_bits) + sizeof hw->arm_sve_vector_bits) {
             std::snprintf(reason, reason_len, "the framework's hardware description has no Arm features");
@@ -81,39 +74,14 @@ template <class Isa> struct ArmComponent {
                           hw->arm_sve_vector_bits, unsigned(Isa::sve_bits), unsigned(Isa::sve_bits));
             return 1;
         }
-        arm = hw->arm_features;
+        features = hw->arm_features;
         return 0;
     }
-
-    // Its kernels (constant-initialised; compiled with the module's ISA flags).
-    static constexpr SlotTable table = isa_table<Isa>();
-
-    static int op_query(int op_id, opf_module_t *module)
-    {
-        if (op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
-        SlotRow row;
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = table[op_id][kt];
-        Isa::adjust(op_id, row, support, arm);
-        // Every count (min_bytes 0): where the base overtakes NEON/SVE at tiny
-        // counts is not measured on Arm hardware (QEMU times nothing real).
-        return offer_row(module, row, int(priority), 0);
-    }
-
-    static constexpr opf_component_t descriptor = {
-        .abi_version = OPF_COMPONENT_ABI_VERSION,
-        .framework = OPF_FRAMEWORK_NAME,
-        .name = Isa::name,
-        .version = {1, 0, 0},
-        .description = Isa::description,
-        .register_params = register_params,
-        .open = nullptr,
-        .init_query = init_query,
-        .op_query = op_query,
-        .module_enable = nullptr,
-        .module_release = nullptr,
-        .close = nullptr,
-    };
 };
+// No min_bytes parameter: every count is offered, as where the base
+// overtakes NEON/SVE at tiny counts is not measured on Arm hardware (QEMU
+// times nothing real).
+template <class Isa> using ArmComponent = Component<Isa, ArmCheck>;
 
 // Installs one kernel type's variant kernels (fns indexed by op id) where
 // the support word is on, the CPU has the feature and the variant exists.

@@ -35,6 +35,8 @@
 
 namespace opf::simd {
 
+extern const SlotTable neon_table;   // its kernels, defined below
+
 struct Neon {
     static constexpr std::size_t bytes = 16;
     static constexpr const char *name = "neon";
@@ -78,9 +80,12 @@ struct Neon {
     }
 
     template <class Op, class T> static constexpr bool offers = true;
+    static constexpr const SlotTable &table = neon_table;
 
     static void adjust(int op_id, SlotRow &row, int64_t support, unsigned arm);
 };
+// Constant-initialised: loading the module runs no ISA code.
+constinit const SlotTable neon_table = isa_table<Neon>();
 
 // ---- float16 in native half precision (FEAT_FP16) ------------------------------------
 #pragma GCC push_options

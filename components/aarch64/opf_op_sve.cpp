@@ -44,6 +44,8 @@
 
 namespace opf::simd {
 
+extern const SlotTable sve_table;   // its kernels, defined below
+
 struct Sve {
     static constexpr std::size_t bytes = OPF_SVE_BITS / 8;
     static constexpr const char *name = "sve" OPF_SVE_TEXT(OPF_SVE_BITS);
@@ -99,9 +101,12 @@ struct Sve {
     }
 
     template <class Op, class T> static constexpr bool offers = true;
+    static constexpr const SlotTable &table = sve_table;
 
     static void adjust(int op_id, SlotRow &row, int64_t support, unsigned arm);
 };
+// Constant-initialised: loading the module runs no ISA code.
+constinit const SlotTable sve_table = isa_table<Sve>();
 
 // float16 natively: the whole module is compiled for SVE, which includes
 // half-precision arithmetic, so the kernels need no region of their own.

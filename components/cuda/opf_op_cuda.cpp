@@ -63,7 +63,9 @@
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
  * pointer query cannot classify are refused with OPF_ERR_BUFFER: a kernel in
- * the primary context would fault on them, and host code would crash.
+ * the primary context would fault on them, and host code would crash; but a
+ * buffer whose query fails in a private anonymous read-write mapping is host
+ * memory (plain_host_mapping), reduced as such.
  * The calling thread's current context is restored exactly after a call
  * (none stays none; a context of the application's own stays current).
  *
@@ -111,6 +113,9 @@
 #include "base/storage.h"
 #include "base/type_list.h"
 #include "cuda_kernels.h"
+
+// Weak: a framework older than it asks the per-buffer claim hook instead.
+extern "C" int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims) __attribute__((weak));
 
 namespace {
 
@@ -188,11 +193,12 @@ struct Device {
     std::mutex mutex;             // the first use (use_device)
     bool attributes_read = false;
     std::atomic<bool> probed{false};   // the kernel probe answered (usable says how)
-    bool usable = false;          // kernels load here
+    std::atomic<CUcontext> probed_in{nullptr};   // in this context: a reset destroys its module and pool
+    std::atomic<bool> usable{false};   // kernels load here
     int sm_count = 1;
     bool pageable_access = false; // host pageable memory is device-accessible
     bool host_pointer_ok = false; // registered host memory is usable at its host address
-    cudaMemPool_t pool = nullptr; // staging scratch (nullptr: cudaMalloc / cudaFree)
+    std::atomic<cudaMemPool_t> pool{nullptr};   // staging scratch (nullptr: cudaMalloc / cudaFree)
     std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
     std::atomic<CUcontext> primary{nullptr};   // its primary context as last seen (a reset makes a new one)
 };
@@ -329,13 +335,29 @@ bool no_kernel_image(cudaError_t e)
 // transient failure (out of memory, ...) fails the calling call only, and
 // the next call probes again. A missing kernel image is final: the device's
 // synchronous calls take the host path, its stream calls are refused.
+// The probe and the pool belong to the device's primary context: after the
+// application reset the device (cudaDeviceReset, cuDevicePrimaryCtxReset,
+// e.g. to recover from a sticky fault) its primary context is a new one, and
+// both are made again there (issue 21): the old pool is gone with the old
+// context, and every staged call would otherwise take the host path for good.
 int use_device(int dev, Device *&out)
 {
     Device &d = devices[dev];
     out = &d;
-    if (d.probed.load(std::memory_order_acquire)) [[likely]] return OPF_SUCCESS;
+    CUcontext now = nullptr;   // dev's primary context: the caller made it current
+    driver.ctx_get_current(&now);
+    auto set_up_here = [&] {
+        return d.probed.load(std::memory_order_acquire) && d.probed_in.load(std::memory_order_relaxed) == now;
+    };
+    if (set_up_here()) [[likely]] return OPF_SUCCESS;
     std::lock_guard<std::mutex> lock(d.mutex);
-    if (d.probed.load(std::memory_order_relaxed)) return OPF_SUCCESS;
+    if (set_up_here()) return OPF_SUCCESS;
+    if (d.probed.load(std::memory_order_relaxed)) {   // set up in a context since destroyed: its pool went with it
+        d.probed.store(false, std::memory_order_relaxed);
+        d.usable.store(false, std::memory_order_relaxed);
+        d.pool.store(nullptr, std::memory_order_relaxed);
+    }
+    d.probed_in.store(now, std::memory_order_relaxed);
     if (!d.attributes_read) {
         int v = 0;
         if (cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess && v > 0) d.sm_count = v;
@@ -362,7 +384,7 @@ int use_device(int dev, Device *&out)
         d.probed.store(true, std::memory_order_release);
         return OPF_SUCCESS;
     }
-    d.usable = true;
+    d.usable.store(true, std::memory_order_relaxed);
     int pools = 0;
     cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, dev);
     if (pools) {
@@ -371,11 +393,12 @@ int use_device(int dev, Device *&out)
         props.allocType = cudaMemAllocationTypePinned;
         props.location.type = cudaMemLocationTypeDevice;
         props.location.id = dev;
-        if (cudaMemPoolCreate(&d.pool, &props) == cudaSuccess) {
+        cudaMemPool_t pool = nullptr;
+        if (cudaMemPoolCreate(&pool, &props) == cudaSuccess) {
             uint64_t keep = uint64_t(std::max<int64_t>(0, scratch_cache));
-            cudaMemPoolSetAttribute(d.pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+            d.pool.store(pool, std::memory_order_relaxed);
         } else {
-            d.pool = nullptr;
             cudaGetLastError();
         }
     }
@@ -403,8 +426,39 @@ Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
 
 // ---- where a buffer lives -------------------------------------------------------
 // Unknown: the driver's pointer query failed (VMM mappings, imported pools or
-// IPC handles on some drivers): never taken for host memory, refused.
+// IPC handles on some drivers) on memory that is not plainly host memory
+// (plain_host_mapping): never taken for host memory, refused.
 enum class Where { Host, Pinned, Device, Managed, Unknown };
+
+// Whether p lies in a private, anonymous, readable and writable mapping (the
+// kernel's list of this process's mappings): memory host code can use,
+// whatever the driver would say, for the driver maps device memory
+// inaccessible or from its device files. Asked only where the driver's
+// pointer query failed (issue 21: a failing query on plain host memory
+// refused every host reduction on it), so its cost (a read of
+// /proc/self/maps) is the failure path's alone.
+bool plain_host_mapping(const void *p)
+{
+    FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (!maps) return false;
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    bool plain = false;
+    char line[4096];
+    while (std::fgets(line, sizeof line, maps)) {
+        unsigned long long low = 0, high = 0;
+        char perms[8] = {};
+        int path = 0;
+        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &low, &high, perms, &path) < 3 || !path) continue;
+        if (at < low || at >= high) continue;
+        const char *name = line + path;   // no name: anonymous; [heap], [stack], [anon:...] too
+        const bool anonymous = *name == '\n' || *name == 0 || std::strncmp(name, "[heap]", 6) == 0 ||
+                               std::strncmp(name, "[stack", 6) == 0 || std::strncmp(name, "[anon:", 6) == 0;
+        plain = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && anonymous;
+        break;
+    }
+    std::fclose(maps);
+    return plain;
+}
 struct Buf {
     Where where = Where::Host;
     int device = -1;
@@ -424,7 +478,7 @@ Buf classify(const void *p)
     b.query = driver.pointer_attributes(4, attrs, data, CUdeviceptr(reinterpret_cast<uintptr_t>(p)));
     if (b.query == CUDA_ERROR_NOT_INITIALIZED || b.query == CUDA_ERROR_DEINITIALIZED) return b;   // no device memory can exist
     if (b.query != CUDA_SUCCESS) {
-        b.where = Where::Unknown;
+        b.where = plain_host_mapping(p) ? Where::Host : Where::Unknown;
         return b;
     }
     b.device = ordinal;
@@ -485,13 +539,34 @@ bool known_host(const void *p)
 // Device memory is claimed even where the devices could not be set up: the
 // call then fails with the reason (require_devices) instead of crashing in
 // host code.
-int claims(const void *ptr)
+// The framework asks once per call with all of its buffers (claims_call):
+// the driver's state is then asked at most once per call, and only when a
+// buffer lies outside the heap and the stack; each such buffer costs one
+// pointer query once the driver is initialised. Fewer is not sound: any
+// mapping may be unmapped and its addresses reused for device memory the
+// moment anyone initialises the driver, and only a driver call tells.
+unsigned claims_call(const void *const *ptrs, int n)
 {
-    if (!ptr || known_host(ptr) || !driver_initialised()) return 0;
+    unsigned unknown = 0;
+    for (int i = 0; i < n; ++i)
+        if (ptrs[i] && !known_host(ptrs[i])) unknown |= 1u << i;
+    if (!unknown || !driver_initialised()) return 0;
     devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
-    const Buf b = classify(ptr);
-    return b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown;
+    unsigned claimed = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!(unknown >> i & 1)) continue;
+        int same = 0;   // a buffer asked about already in this call (an in-place operand) is not asked again
+        while (same < i && ptrs[same] != ptrs[i]) ++same;
+        if (same < i) {
+            claimed |= (claimed >> same & 1u) << i;
+            continue;
+        }
+        const Buf b = classify(ptrs[i]);
+        if (b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown) claimed |= 1u << i;
+    }
+    return claimed;
 }
+int claims(const void *ptr) { return int(claims_call(&ptr, 1)); }
 
 // Whether ctx is the primary context of dev: the handle last seen answers at
 // once; anything else asks the driver (the primary context may have been reset).
@@ -650,8 +725,8 @@ struct Scratch {
 
 bool scratch_alloc(Device &d, Scratch &s, size_t bytes, cudaStream_t stream)
 {
-    s.pool = d.pool;
-    cudaError_t e = d.pool ? cudaMallocFromPoolAsync(&s.base, bytes, d.pool, stream) : cudaMalloc(&s.base, bytes);
+    s.pool = d.pool.load(std::memory_order_relaxed);
+    cudaError_t e = s.pool ? cudaMallocFromPoolAsync(&s.base, bytes, s.pool, stream) : cudaMalloc(&s.base, bytes);
     if (e != cudaSuccess) {
         cudaGetLastError();
         s.base = nullptr;
@@ -1114,6 +1189,7 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         std::snprintf(reason, reason_len, "memory kind \"cuda\" is taken");
         return 1;
     }
+    if (opf_memory_kind_set_claims) opf_memory_kind_set_claims(memory_kind, claims_call);   // weak: an older framework asks claims
     return 0;
 }
 
@@ -1141,9 +1217,8 @@ int op_query(int op_id, opf_module_t *module)
 void close_component()
 {
     for (int dev = 0; dev < n_devices; ++dev)
-        if (devices[dev].pool) {
-            cudaMemPoolDestroy(devices[dev].pool);
-            devices[dev].pool = nullptr;
+        if (cudaMemPool_t pool = devices[dev].pool.exchange(nullptr)) {
+            cudaMemPoolDestroy(pool);
         }
     devices.reset();
     n_devices = 0;

@@ -17,6 +17,7 @@
 //   op_opencl_library         the ICD loader to dlopen (default libOpenCL.so.1)
 //   op_opencl_local_size      work-group size (0: CPUs 64 / 1024 by count, 256 elsewhere)
 //   op_opencl_probe           probe platforms at init (default true; false: a cheap start)
+//   op_opencl_probe_in_mpi    ... inside an MPI job too (default false: a cheap start there)
 //   op_opencl_max_launch      elements per kernel launch (0: 2^30; small values test the split)
 //   op_opencl_selftest        check each kernel against the base when built for a device (default true)
 //   op_opencl_devices         read-only: the devices found
@@ -53,6 +54,7 @@ const char *cache_dir_param;
 const char *library_param;
 int64_t local_size_param;
 int probe_param;
+int probe_in_mpi_param;
 int64_t max_launch_param;
 int selftest_param;
 const char *devices_text = "";    // read-only
@@ -93,6 +95,12 @@ int register_params()
          "Probe the OpenCL platforms and devices at init (about 40 ms with PoCL, which also starts its worker "
          "threads). false: only check that the ICD loader is there; device buffers are served all the same, host "
          "memory never, and op_opencl_devices stays empty", 4, OPF_PARAM_SETTABLE, nullptr, nullptr, &probe_param},
+        {"op_opencl_probe_in_mpi", OPF_PARAM_BOOL, "false",
+         "Probe at init inside an MPI job as well. Off by default because there the probe serves nothing: no MPI "
+         "library hands opframe OpenCL buffers, and host memory is served only when op_opencl_host_min_count asks "
+         "for it (which probes anyway); device buffers of an application calling opframe directly are served all "
+         "the same (platforms start on the first such call)", 4, OPF_PARAM_SETTABLE, nullptr, nullptr,
+         &probe_in_mpi_param},
         {"op_opencl_devices", OPF_PARAM_STRING, "",
          "The OpenCL devices found at init, '; '-separated: index: hwloc name [platform] device (type, version, "
          "features)", 2, OPF_PARAM_READ_ONLY, nullptr, nullptr, &devices_text},
@@ -338,11 +346,18 @@ int probe(const opf_hw_info_t *hw, char *reason, size_t reason_len)
 
     std::string why;
     if (!load(library_param && *library_param ? library_param : "libOpenCL.so.1", why)) return refuse(why);
-    if (!probe_param && host_min_param <= 0) {
-        // The cheap start: the loader is there; platforms start on the first
-        // call on a device buffer (the caller's queue says which).
-        devices_storage = "not probed (op_opencl_probe=false)";
-        selected_storage = "none; host memory: off (op_opencl_probe=false)";
+    // The cheap start: the loader is there; platforms start on the first
+    // call on a device buffer (the caller's queue says which). Asked for,
+    // or in an MPI rank where the probe would only make a report (its
+    // MPI_Init cost: ~40 ms with PoCL) unless host memory is asked for.
+    const bool host_asked = host_min_param == -2 || host_min_param > 0;
+    const char *skip = !probe_param && host_min_param <= 0 ? "op_opencl_probe=false"
+                       : probe_param && !host_asked && !probe_in_mpi_param && opf_in_mpi_job()
+                           ? "an MPI rank; op_opencl_probe_in_mpi=true probes here"
+                           : nullptr;
+    if (skip) {
+        devices_storage = std::string("not probed (") + skip + ")";
+        selected_storage = std::string("none; host memory: off (not probed: ") + skip + ")";
         devices_text = devices_storage.c_str();
         selected_text = selected_storage.c_str();
         return 0;

@@ -12,7 +12,9 @@
 //   priority_param, default_priority, support_param, support_words, support_help
 //   min_bytes_param                     its op_<isa>_min_bytes (component_min_bytes says why and the default)
 //   table                               its kernels' SlotTable
-//   adjust(op, row, support, x86)       per-feature variants of some slots
+//   adjust(op, row, support, features)  per-feature variants of some slots
+// The same template serves every architecture: its Check (X86Check below,
+// ArmCheck, RiscvCheck) is the only architecture-specific part.
 #pragma once
 
 #include <cstddef>
@@ -94,33 +96,14 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
     return offered ? 0 : 1;
 }
 
-template <class Isa> struct Component {
-    static inline int64_t priority = 0;
-    static inline int64_t support = 0;   // bits of Isa::support_words
-    static inline int64_t min_bytes = 0;
-    static inline unsigned x86 = 0;      // hw->x86_features, seen at init_query
-
-    static int register_params()
-    {
-        const opf_param_spec_t specs[] = {
-            {Isa::priority_param, OPF_PARAM_INT, Isa::default_priority,
-             "Priority of this SIMD component's offers (higher wins a slot; the base is below every component)", 3,
-             OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
-            {Isa::support_param, OPF_PARAM_FLAGS, Isa::support_words, Isa::support_help, 4, OPF_PARAM_SETTABLE,
-             Isa::support_words, nullptr, &support},
-            {Isa::min_bytes_param, OPF_PARAM_SIZE, component_min_bytes,
-             "Smallest call, in bytes per buffer, that this component's kernels serve; smaller ones go to the next "
-             "provider (the base): below one register a SIMD kernel is only its masked tail, slower than a scalar "
-             "loop. 0: every count. FLOAT16 and BFLOAT16 are served from one element on (their base rounds through "
-             "float element by element)", 4,
-             OPF_PARAM_SETTABLE, nullptr, nullptr, &min_bytes},
-        };
-        for (const opf_param_spec_t &s : specs)
-            if (opf_param_register(&s) != OPF_SUCCESS) return -1;
-        return 0;
-    }
-
-    static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
+// The x86 hardware check of init_query: the ISA's features reported by
+// CPUID and enabled by the OS (XGETBV). Other architectures bring their own
+// (components/aarch64/arm.h, components/riscv/rvv.h): a struct with
+//   qualify<Isa>(hw, reason, reason_len, features)  0 and the features the
+//                                                   adjust hook sees, or 1 and why not
+struct X86Check {
+    template <class Isa>
+    static int qualify(const opf_hw_info_t *hw, char *reason, std::size_t reason_len, unsigned &features)
     {
         if (!hw || hw->struct_size < offsetof(opf_hw_info_t, x86_cpu_only) + sizeof hw->x86_cpu_only) {
             std::snprintf(reason, reason_len, "the framework's hardware description has no x86 features");
@@ -139,8 +122,46 @@ template <class Isa> struct Component {
                               "(XCR0, read with XGETBV)", names);
             return 1;
         }
-        x86 = hw->x86_features;
+        features = hw->x86_features;
         return 0;
+    }
+};
+
+// Traits that name a min_bytes_param get it (x86: measured, component_min_bytes);
+// the others offer every count.
+template <class Isa> inline constexpr bool has_min_bytes_param = requires { Isa::min_bytes_param; };
+
+template <class Isa, class Check = X86Check> struct Component {
+    static inline int64_t priority = 0;
+    static inline int64_t support = 0;   // bits of Isa::support_words
+    static inline int64_t min_bytes = 0;
+    static inline unsigned features = 0; // the ISA features seen at init_query (Check)
+
+    static int register_params()
+    {
+        const char *min_bytes_param = nullptr;
+        if constexpr (has_min_bytes_param<Isa>) min_bytes_param = Isa::min_bytes_param;
+        const opf_param_spec_t specs[] = {
+            {Isa::priority_param, OPF_PARAM_INT, Isa::default_priority,
+             "Priority of this SIMD component's offers (higher wins a slot; the base is below every component)", 3,
+             OPF_PARAM_SETTABLE, nullptr, nullptr, &priority},
+            {Isa::support_param, OPF_PARAM_FLAGS, Isa::support_words, Isa::support_help, 4, OPF_PARAM_SETTABLE,
+             Isa::support_words, nullptr, &support},
+            {min_bytes_param, OPF_PARAM_SIZE, component_min_bytes,
+             "Smallest call, in bytes per buffer, that this component's kernels serve; smaller ones go to the next "
+             "provider (the base): below one register a SIMD kernel is only its masked tail, slower than a scalar "
+             "loop. 0: every count. FLOAT16 and BFLOAT16 are served from one element on (their base rounds through "
+             "float element by element)", 4,
+             OPF_PARAM_SETTABLE, nullptr, nullptr, &min_bytes},
+        };
+        for (const opf_param_spec_t &s : specs)
+            if (s.name && opf_param_register(&s) != OPF_SUCCESS) return -1;
+        return 0;
+    }
+
+    static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
+    {
+        return Check::template qualify<Isa>(hw, reason, reason_len, features);
     }
 
     static int op_query(int op_id, opf_module_t *module)
@@ -148,7 +169,7 @@ template <class Isa> struct Component {
         if (op_id <= 0 || op_id >= OPF_OPID_COUNT) return 1;
         SlotRow row;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = Isa::table[op_id][kt];
-        Isa::adjust(op_id, row, support, x86);
+        Isa::adjust(op_id, row, support, features);
         return offer_row(module, row, int(priority), min_bytes);
     }
 

@@ -7,6 +7,7 @@
 #   sudo contrib/openmpi/debian13.sh [--root DIR] [--mirror URL] [--jobs N] [--out DIR]
 #   sudo contrib/openmpi/debian13.sh --shell       # a shell in the prepared root
 #   sudo contrib/openmpi/debian13.sh --prepare     # only make the root (CI: beside other steps)
+#   sudo contrib/openmpi/debian13.sh --riscv64 [CONFIG...]   # contrib/riscv64/check.sh in the root
 #   make check-debian13                            # the same, from a configured tree
 #
 # What it does:
@@ -23,6 +24,11 @@
 #   4. test-suite.log, bridge-deep.log and the logs of failed tests copied to --out (default
 #      ./debian13-logs); exit status: make check's (77 when this machine
 #      cannot make a chroot: not root, no debootstrap).
+# With --riscv64, step 3 is contrib/riscv64/check.sh instead (make
+# check-riscv64: the riscv64 cross-build and its checks under qemu-riscv64,
+# which need Debian 13's GCC 14 and QEMU 10), and step 4 is its output; the
+# riscv64 packages below are in every root made now, and installed into a
+# root made before them on the first --riscv64 run.
 #
 # The root: only Debian's packages live in it (the tree is copied fresh into
 # a scratch directory each run and removed afterwards), so reusing it is as
@@ -44,6 +50,11 @@ shell=0
 prepare=0
 packages="libopenmpi-dev openmpi-bin g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config
     ca-certificates"
+# contrib/riscv64/check.sh: the cross compiler (GCC 14: RVV 1.0), QEMU 10's
+# qemu-riscv64, and the riscv64 (multiarch) libraries opframe links.
+riscv64_packages="g++-riscv64-linux-gnu qemu-user file libltdl-dev:riscv64 libhwloc-dev:riscv64"
+riscv64=0
+riscv64_configs=""
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -53,6 +64,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --shell) shell=1; shift ;;
     --prepare) prepare=1; shift ;;
+    --riscv64) riscv64=1; shift; riscv64_configs="$*"; break ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "debian13.sh: unknown argument $1" >&2; exit 2 ;;
     esac
@@ -83,6 +95,7 @@ if [ -z "$root" ]; then
     dated=1
 fi
 ready=$root/.opframe-root-ready
+riscv64_ready=$root/.opframe-riscv64-ready
 
 # ---- mounts: made in this order, undone in reverse, whatever happens -------
 mounts=()
@@ -103,7 +116,7 @@ unmount_stale() {
 scratch=""
 cleanup() {
     unmount_all
-    [ -n "$scratch" ] && rm -rf "$root$scratch"
+    [ -n "$scratch" ] && rm -rf "$root$scratch" "$root$scratch-riscv64"
     return 0
 }
 trap cleanup EXIT
@@ -142,11 +155,13 @@ if [ ! -f "$ready" ]; then
     debootstrap --variant=minbase trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
         { tail -20 "$root.debootstrap.log"; say "debootstrap failed"; exit 1; }
     mount_into /proc -t proc proc
-    say "apt-get install $(echo $packages)"
+    say "apt-get install $(echo $packages $riscv64_packages)"
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-        sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $packages)" \
+        sh -c "dpkg --add-architecture riscv64 && apt-get update -qq &&
+               apt-get install -y -qq --no-install-recommends $(echo $packages $riscv64_packages)" \
         >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log"; say "apt-get install failed"; exit 1; }
     unmount_all
+    echo "$riscv64_packages" >"$riscv64_ready"
     echo "$packages" >"$ready"
     say "root made in $(( $(date +%s) - t0 ))s"
 else
@@ -155,6 +170,17 @@ fi
 # debootstrap writes no /etc/hosts: every lookup of localhost (hwloc, Open
 # MPI, the tests) then waits for DNS timeouts, seconds each.
 [ -f "$root/etc/hosts" ] || printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
+# A root made before the riscv64 packages were in the list: add them (under the lock).
+if [ $riscv64 = 1 ] && [ ! -f "$riscv64_ready" ]; then
+    say "apt-get install $riscv64_packages (into the existing root)"
+    mount_into /proc -t proc proc
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
+        sh -c "dpkg --add-architecture riscv64 && apt-get update -qq &&
+               apt-get install -y -qq --no-install-recommends $riscv64_packages" \
+        >"$root.apt-riscv64.log" 2>&1 || { tail -20 "$root.apt-riscv64.log"; say "apt-get install failed"; exit 1; }
+    unmount_all
+    echo "$riscv64_packages" >"$riscv64_ready"
+fi
 exec 9>&-   # made: several runs may use it at once (each in its own scratch dir)
 [ $prepare = 1 ] && exit 0
 
@@ -177,11 +203,17 @@ mount_into /dev/shm -t tmpfs -o mode=1777,size=1g tmpfs
 
 in_root() {
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$@"
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPF_TEST_SYSTEM_FIX=1 "$@"
 }
 if [ $shell = 1 ]; then
     in_root sh -c "cd $scratch && exec bash -i"
     exit 0
+fi
+if [ $riscv64 = 1 ]; then   # contrib/riscv64/check.sh, its build in the scratch directory (removed after)
+    in_root sh -c "cd $scratch && OPF_RISCV64_IN_ROOT=1 OPF_RISCV64_BUILD=$scratch-riscv64 MAKEFLAGS=-j$jobs \
+                   ${OPF_SEED:+OPF_SEED=$OPF_SEED} ${OPF_DEEP:+OPF_DEEP=$OPF_DEEP} \
+                   bash contrib/riscv64/check.sh $riscv64_configs" && exit 0
+    exit 1
 fi
 say "$(in_root sh -c 'ompi_info --version | head -1; g++ --version | head -1; . /etc/os-release; echo $PRETTY_NAME' | tr '\n' ';')"
 t0=$(date +%s)

@@ -44,6 +44,9 @@
 #include "ompi_config.h"
 
 #include <dlfcn.h>
+#ifndef OPF_BINDIR
+#define OPF_BINDIR "/usr/local/bin"   /* the build passes opframe's bindir */
+#endif
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -860,11 +863,17 @@ static void check_job_component_path(char *why, size_t len)
     if (id < 0 || mca_base_var_get_value(id, &ompi_path, NULL, NULL) != OPAL_SUCCESS || ompi_path == NULL ||
         *ompi_path == NULL || !path_has_dir(*ompi_path, dir))
         ompi_path = NULL;
+    /* PMIx's line repeats libpmix's built-in directory on Debian 13: the
+     * script drops it once per machine (it refuses any other value) */
+    char once[PATH_MAX + 160] = "";
+    if (set == NULL)
+        snprintf(once, sizeof(once), "once per machine, as root: %s/opframe_ompi_path fix (see its --help); or ",
+                 OPF_BINDIR);
     snprintf(why, len, "MPI jobs will not load this bridge (%s/mca_op_opframe.so): Open MPI's mpirun gives every "
-             "MPI process the component path \"%s\" (%s), which does not contain %s. Fix: give every job "
+             "MPI process the component path \"%s\" (%s), which does not contain %s. Fix: %sgive every job "
              "OMPI_MCA_mca_base_component_path=%s and PMIX_MCA_mca_base_component_path=%s in mpirun's "
              "environment (see mca_op_opframe(7))",
-             dir, path, source, dir, ompi_path ? *ompi_path : dir, path);
+             dir, path, source, dir, once, ompi_path ? *ompi_path : dir, path);
 #else
     (void)len;
 #endif

@@ -363,7 +363,7 @@ fi
 # (op_opframe_calls moves) without a warning.
 if [ -n "$job_path" ] && ! echo ":$job_path:" | grep -q ":$home/.openmpi/components:"; then
     HOME=$home "$OMPI_INFO" >"$scratch/hidden-info.log" 2>&1
-    fix=$(sed -n 's/.*Fix: give every job \(OMPI_MCA_mca_base_component_path=[^ ]*\) and \(PMIX_MCA_mca_base_component_path=[^ ]*\) in .*/\1 \2/p' \
+    fix=$(sed -n 's/.*Fix: .*give every job \(OMPI_MCA_mca_base_component_path=[^ ]*\) and \(PMIX_MCA_mca_base_component_path=[^ ]*\) in .*/\1 \2/p' \
         "$scratch/hidden-info.log" | head -1)
     if [ -n "$fix" ]; then
         pass "ompi_info says: $(grep -o 'MPI jobs will not load this bridge.*' "$scratch/hidden-info.log" | cut -c1-160)..."
@@ -389,6 +389,40 @@ if [ -n "$job_path" ] && ! echo ":$job_path:" | grep -q ":$home/.openmpi/compone
             fail "mpirun with '$fix', log follows:"
             tail -20 "$log"
         fi
+    fi
+    # The one-time fix ompi_info names first (opframe_ompi_path fix: PMIx's
+    # file loses the line that repeats libpmix's built-in directory), tried
+    # for real where this test may change the system (debian13.sh's chroot,
+    # as root), then undone: a plain mpirun loads the bridge, no warning.
+    if [ "${OPF_TEST_SYSTEM_FIX:-0}" = 1 ] && [ "$(id -u)" = 0 ]; then
+        path_tool=$here/opframe_ompi_path
+        grep -q "Fix: once per machine, as root: .*/opframe_ompi_path fix" "$scratch/hidden-info.log" &&
+            pass "ompi_info names the one-time fix (opframe_ompi_path fix)" ||
+            fail "ompi_info does not name opframe_ompi_path fix"
+        pmix_file=$(sh "$path_tool" check 2>&1 | sed -n 's/.* from PMIx.s \(.*\):$/\1/p')
+        cp -p "$pmix_file" "$scratch/pmix-file.before" 2>/dev/null
+        if sh "$path_tool" fix >"$scratch/path-fix.log" 2>&1 && sh "$path_tool" check >/dev/null 2>&1; then
+            pass "opframe_ompi_path fix: $(tail -2 "$scratch/path-fix.log" | head -1 | cut -c1-120)"
+            log=$scratch/system-fixed-mpirun.log
+            env -u OMPI_MCA_mca_base_component_path -u PMIX_MCA_mca_base_component_path HOME=$home \
+                timeout 300 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+                "$prog" --expect opframe --quick >"$log" 2>&1
+            if [ $? = 0 ] && grep -q "ompi_bridge_test: PASS" "$log" && ! grep -q "WARNING\|bad prefix" "$log"; then
+                pass "after opframe_ompi_path fix a plain mpirun loads the bridge (op_opframe_calls moves), no warning"
+            else
+                fail "plain mpirun after opframe_ompi_path fix, log follows:"
+                tail -20 "$log"
+            fi
+            HOME=$home "$OMPI_INFO" 2>&1 | grep -q "MPI jobs will not load this bridge" &&
+                fail "ompi_info still says MPI jobs will not load the bridge after the fix" ||
+                pass "after the fix ompi_info no longer says MPI jobs will not load the bridge"
+        else
+            fail "opframe_ompi_path fix:"; cat "$scratch/path-fix.log"
+        fi
+        sh "$path_tool" undo >/dev/null 2>&1
+        cmp -s "$pmix_file" "$scratch/pmix-file.before" &&
+            pass "opframe_ompi_path undo restores PMIx's file byte for byte" ||
+            fail "opframe_ompi_path undo left $pmix_file changed"
     fi
 else
     echo "SKIP: mpirun's component path for MPI processes ('$job_path') hides nothing here"

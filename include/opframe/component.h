@@ -132,6 +132,21 @@ typedef int opf_memory_claim_fn(const void *ptr);
  * asks it about each buffer (only while some component registered a claim). */
 int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim);
 
+/* Answers, for the n buffers of one call at once, which are memory of the
+ * registering component's kind: bit i set for ptrs[i] (n <= 16). */
+typedef unsigned opf_memory_claims_fn(const void *const *ptrs, int n);
+
+/* Gives the caller's memory kind `kind` (opf_memory_kind_register's id) a
+ * hook that the framework asks once per synchronous call, with all of the
+ * call's buffers, instead of `claim` once per buffer: for a component whose
+ * answer costs a question per call rather than per buffer (the cuda
+ * component learns whether the driver is initialised once per call). Call
+ * from init_query, after registering the kind with its claim hook. Returns
+ * OPF_SUCCESS, or OPF_ERR_ARG (said on stderr) for a kind that is not the
+ * caller's or has no claim hook. A framework older than this function
+ * lacks it: declare it weak to run there too (the claim hook then serves). */
+int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims);
+
 /* The most memory kinds the components of a process register together (host
  * not counted): each kind costs the framework a table of every (op, type)
  * slot, about 125 KB. A registration past it is refused with -OPF_ERR_ARG,
@@ -201,6 +216,12 @@ typedef struct opf_param_spec {
 
 /* Registers a parameter (any time before the component's init_query). */
 int opf_param_register(const opf_param_spec_t *spec);
+
+/* Nonzero when this process is a rank of an MPI job, as its launcher's
+ * environment says (Open MPI, PMIx, PMI-1/2): the one test the framework
+ * uses too (op_base_threads_in_mpi). A component whose init work serves
+ * nothing an MPI library can hand it may skip that work there. */
+int opf_in_mpi_job(void);
 
 /* ---- the component ------------------------------------------------------ */
 #define OPF_COMPONENT_ABI_VERSION 2

@@ -128,6 +128,9 @@ size_t opf_hw_format_features(unsigned features, char *buf, size_t len);
 /* The same for the OPF_ARM_* bits ("asimd fphp asimdhp sve sve2 bf16 svebf16",
  * as Linux names them in /proc/cpuinfo). */
 size_t opf_hw_format_arm_features(unsigned features, char *buf, size_t len);
+/* The same for the OPF_RISCV_* bits ("v zvfhmin zvfh zvfbfmin zvfbfwma", as
+ * Linux names them in /proc/cpuinfo's isa line). */
+size_t opf_hw_format_riscv_features(unsigned features, char *buf, size_t len);
 
 /* ---- devices the components found and use ------------------------------------- */
 /* Reported by components through opf_component_device_add

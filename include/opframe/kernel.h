@@ -70,6 +70,15 @@ enum {
     OPF_ARM_BF16 = 1u << 5,      /* BFloat16 conversions in Advanced SIMD (FEAT_BF16) */
     OPF_ARM_SVEBF16 = 1u << 6    /* ... and in SVE */
 };
+/* RISC-V (riscv64), as Linux reports them: V in getauxval(AT_HWCAP), the
+ * Z* extensions by the riscv_hwprobe system call */
+enum {
+    OPF_RISCV_V = 1u << 0,         /* the vector extension, RVV 1.0 */
+    OPF_RISCV_ZVFHMIN = 1u << 1,   /* vector float16 conversions */
+    OPF_RISCV_ZVFH = 1u << 2,      /* vector float16 arithmetic */
+    OPF_RISCV_ZVFBFMIN = 1u << 3,  /* vector bfloat16 conversions */
+    OPF_RISCV_ZVFBFWMA = 1u << 4   /* vector bfloat16 widening multiply-add */
+};
 
 #define OPF_HW_MAX_DEVICES 16
 typedef struct opf_hw_device {
@@ -93,6 +102,9 @@ typedef struct opf_hw_info {
     /* Appended (check struct_size before reading): the Arm ISA, 0 elsewhere */
     unsigned int arm_features;         /* OPF_ARM_* */
     unsigned int arm_sve_vector_bits;  /* this thread's SVE vector length (prctl); 0 without SVE */
+    /* Appended (check struct_size before reading): the RISC-V ISA, 0 elsewhere */
+    unsigned int riscv_features;       /* OPF_RISCV_* */
+    unsigned int riscv_vlen_bits;      /* VLEN, the vector register width (CSR vlenb * 8); 0 without V */
 } opf_hw_info_t;
 
 /* ---- parameter types (component.h declares, introspect.h describes) ------ */

@@ -56,6 +56,9 @@ struct Stream {
     cudaError_t pending = cudaSuccess;  // reported by the next synchronise
     std::deque<Work> queue;
 };
+struct Pool {
+    int device, generation;   // made in that primary context, before that many resets
+};
 struct Kernel {
     Binder bind;
     unsigned pointers;
@@ -70,6 +73,13 @@ std::recursive_mutex mu;
 int n_devices = 0;
 std::vector<std::unique_ptr<Context>> contexts;   // [0, n_devices): the primary ones
 std::vector<bool> primary_made;
+// Per device: a fault that poisons its primary context until a reset (an
+// illegal address: every later call that needs the context fails with it,
+// as on a GPU), and the resets so far (what the context owned is gone).
+std::vector<cudaError_t> sticky;
+std::vector<int> generation;
+std::vector<int> retains;   // cuDevicePrimaryCtxRetain's references not yet released
+std::vector<std::unique_ptr<Context>> &destroyed = *new std::vector<std::unique_ptr<Context>>;   // threads may still name them
 std::map<uintptr_t, Alloc> allocs;
 std::map<const void *, Kernel> kernels;
 // Streams are never destroyed at exit: work still queued holds kernels'
@@ -118,7 +128,8 @@ void note_call(const char *func, const void *ret)
 #define COUNTED() note_call(__func__, __builtin_return_address(0))
 
 // The mutations of the component (cudastub.h), applied to calls from it.
-enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope };
+enum Mutation { kNoMutation, kThreadIndex, kSyncLegacy, kNoSync, kNoDeviceScope, kPairStore, kDenseCopy, kDoubleRelease,
+               kQueryAsHost };
 Mutation mutation()
 {
     static const Mutation m = [] {
@@ -126,7 +137,9 @@ Mutation mutation()
         if (!e) return kNoMutation;
         const std::string v = e;
         return v == "thread-index" ? kThreadIndex : v == "sync-legacy" ? kSyncLegacy : v == "no-sync" ? kNoSync
-             : v == "no-device-scope" ? kNoDeviceScope : kNoMutation;
+             : v == "no-device-scope" ? kNoDeviceScope : v == "pair-store" ? kPairStore
+             : v == "dense-copy" ? kDenseCopy : v == "double-release" ? kDoubleRelease
+             : v == "query-as-host" ? kQueryAsHost : kNoMutation;
     }();
     return m;
 }
@@ -148,6 +161,9 @@ void model()
     n_devices = env ? std::max(0, std::atoi(env)) : 2;
     for (int d = 0; d < n_devices; ++d) contexts.push_back(std::make_unique<Context>(Context{d, true}));
     primary_made.assign(std::size_t(n_devices), false);
+    sticky.assign(std::size_t(n_devices), cudaSuccess);
+    generation.assign(std::size_t(n_devices), 0);
+    retains.assign(std::size_t(n_devices), 0);
     legacy.resize(std::size_t(n_devices));
     for (int d = 0; d < n_devices; ++d) {
         legacy[std::size_t(d)].device = d;
@@ -183,6 +199,9 @@ cudaError_t fail(cudaError_t e)
     if (e != cudaSuccess) last_error = e;
     return e;
 }
+
+// The sticky fault of the device's primary context, if any.
+cudaError_t poisoned(int device) { return device >= 0 && device < n_devices ? sticky[std::size_t(device)] : cudaSuccess; }
 
 // The runtime's rule: a call that needs a context and finds none current makes
 // the thread's runtime device's primary context current (and active).
@@ -229,6 +248,63 @@ struct Open {
     }
 };
 
+// Canaries: the bytes from an allocation's end to its mapping's end hold
+// kCanary; a kernel or copy that wrote past the end (which a GPU would not
+// notice inside its allocation granularity) fails the work that did it with
+// cudaErrorIllegalAddress, said on stderr.
+constexpr unsigned char kCanary = 0xcb;
+void set_canary(const Alloc &a)
+{
+    if (a.kind == Kind::Pinned || a.mapped == a.size) return;
+    Open::protect1(&a, PROT_READ | PROT_WRITE);
+    std::memset(reinterpret_cast<char *>(a.base) + a.size, kCanary, a.mapped - a.size);
+    Open::protect1(&a, PROT_NONE);
+}
+// Destroys the primary context of `dev` (a reset, or its last reference
+// released): its queued work dropped, its memory freed (pinned memory of it
+// too), its sticky fault with it; pools made in it are gone (generation).
+void destroy_primary(int dev)
+{
+    Context *old = contexts[std::size_t(dev)].get();
+    auto drop = [](Stream &st) {
+        st.queue.clear();
+        st.pending = cudaSuccess;
+    };
+    drop(legacy[std::size_t(dev)]);
+    for (auto &st : per_thread_streams)
+        if (st->device == dev) drop(*st);
+    for (auto &st : streams)
+        if (st->device == dev) drop(*st);
+    for (auto it = allocs.begin(); it != allocs.end();)
+        if (it->second.ctx == old) {
+            munmap(reinterpret_cast<void *>(it->second.base), it->second.mapped);
+            it = allocs.erase(it);
+        } else {
+            ++it;
+        }
+    destroyed.push_back(std::move(contexts[std::size_t(dev)]));
+    contexts[std::size_t(dev)] = std::make_unique<Context>(Context{dev, true});
+    if (current == old) current = nullptr;
+    primary_made[std::size_t(dev)] = false;
+    retains[std::size_t(dev)] = 0;
+    sticky[std::size_t(dev)] = cudaSuccess;
+    ++generation[std::size_t(dev)];
+}
+
+bool canary_intact(const Alloc *a)
+{
+    if (!a || a->kind == Kind::Pinned) return true;
+    Open::protect1(a, PROT_READ | PROT_WRITE);
+    const auto *p = reinterpret_cast<const unsigned char *>(a->base);
+    std::size_t at = a->size;
+    while (at < a->mapped && p[at] == kCanary) ++at;
+    Open::protect1(a, PROT_NONE);
+    if (at == a->mapped) return true;
+    std::fprintf(stderr, "cudastub: a write past the end of the %zu-byte allocation at %p (byte %zu after it)\n",
+                 a->size, reinterpret_cast<void *>(a->base), at - a->size);
+    return false;
+}
+
 cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
@@ -238,6 +314,7 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
     if (!ctx) return fail(cudaErrorNoDevice);
     int code = 0;
     if (fault(kMalloc, code)) return fail(cudaError_t(code));
+    if (const cudaError_t e = poisoned(device >= 0 ? device : ctx->device)) return fail(e);
     const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
     const std::size_t mapped = (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
     void *p = mmap(nullptr, mapped, kind == Kind::Device ? PROT_NONE : PROT_READ | PROT_WRITE,
@@ -249,8 +326,11 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
         ctx = contexts[std::size_t(dev)].get();
         primary_made[std::size_t(dev)] = true;
     }
-    allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind, dev,
-                                              kind == Kind::Pinned ? nullptr : ctx};
+    // Pinned memory belongs to the allocating context too (the pointer query
+    // names it; a reset of its device frees it), reachable from every device.
+    const Alloc &made = allocs[reinterpret_cast<uintptr_t>(p)] = {reinterpret_cast<uintptr_t>(p), bytes, mapped, kind,
+                                                                  dev, ctx};
+    set_canary(made);
     *out = p;
     return cudaSuccess;
 }
@@ -261,6 +341,7 @@ cudaError_t release(void *p)
     if (!p) return cudaSuccess;
     auto it = allocs.find(reinterpret_cast<uintptr_t>(p));
     if (it == allocs.end()) return fail(cudaErrorInvalidValue);
+    canary_intact(&it->second);   // said on stderr; the work that wrote past the end failed already
     munmap(p, it->second.mapped);
     allocs.erase(it);
     return cudaSuccess;
@@ -297,6 +378,7 @@ void run_queue(Stream &st)
         st.queue.pop_front();
         const cudaError_t e = w();
         if (st.pending == cudaSuccess) st.pending = e;
+        if (e == cudaErrorIllegalAddress) sticky[std::size_t(st.device)] = e;
     }
 }
 
@@ -326,7 +408,7 @@ cudaError_t synchronize(Stream *st)
     run_queue(*st);
     const cudaError_t e = st->pending;
     st->pending = cudaSuccess;
-    return e;
+    return e != cudaSuccess ? e : sticky[std::size_t(st->device)];
 }
 
 void drain_all()
@@ -347,6 +429,7 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
     std::lock_guard<std::recursive_mutex> lock(mu);
     Stream *st = stream_of(s);
     if (!st) return fail(cudaErrorInvalidResourceHandle);
+    if (const cudaError_t e = poisoned(st->device)) return fail(e);
     ++count.copies;
     int code = 0;
     if (fault(kMemcpy, code)) return fail(cudaError_t(code));
@@ -369,15 +452,17 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
                     return fail(cudaErrorInvalidValue);
     }
     auto rows = [=](const void *from) {
-        Open open(dst, src);
-        for (std::size_t r = 0; r < height; ++r)
-            std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
+        {
+            Open open(dst, src);
+            for (std::size_t r = 0; r < height; ++r)
+                std::memcpy(static_cast<char *>(dst) + r * dpitch, static_cast<const char *>(from) + r * spitch, width);
+        }
+        return canary_intact(find(dst)) ? cudaSuccess : cudaErrorIllegalAddress;
     };
     if (pageable(dst)) {   // synchronous: the stream's earlier work first
         run_queue(*st);
         if (fault(kCopyRun, code)) return fail(cudaError_t(code));
-        rows(src);
-        return cudaSuccess;
+        return fail(rows(src));
     }
     std::shared_ptr<std::vector<char>> taken;
     if (pageable(src)) {   // staged when enqueued: the caller may reuse its buffer at once
@@ -389,8 +474,7 @@ cudaError_t copy_rows(void *dst, std::size_t dpitch, const void *src, std::size_
         if (fault(kCopyRun, c)) return cudaError_t(c);
         for (const void *p : {static_cast<const void *>(dst), src})
             if (!pageable(p) && !find(p)) return cudaErrorIllegalAddress;   // freed since
-        rows(taken ? static_cast<const void *>(taken->data()) : src);
-        return cudaSuccess;
+        return rows(taken ? static_cast<const void *>(taken->data()) : src);
     });
 }
 
@@ -435,6 +519,12 @@ void drain()
     for (Stream &l : legacy) l.pending = cudaSuccess;
     for (auto &st : per_thread_streams) st->pending = cudaSuccess;
     for (auto &st : streams) st->pending = cudaSuccess;
+}
+bool mutated(const char *name)
+{
+    static const char *const names[] = {"", "thread-index", "sync-legacy", "no-sync", "no-device-scope", "pair-store",
+                                        "dense-copy", "double-release", "query-as-host"};
+    return name && std::strcmp(names[mutation()], name) == 0;
 }
 bool claims(const void *p)
 {
@@ -534,9 +624,13 @@ CUresult CUDAAPI stub_cuPointerGetAttributes(unsigned int n, CUpointer_attribute
     ++count.pointer_queries;
     if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
     int code = 0;
-    if (fault(kPointerQuery, code)) return CUresult(code);
     const Alloc *a = find(reinterpret_cast<const void *>(uintptr_t(ptr)));
-    if (!a && fault(kHostPointerQuery, code)) return CUresult(code);
+    if (fault(kPointerQuery, code) || (!a && fault(kHostPointerQuery, code))) {
+        // CUDASTUB_MUTATE=query-as-host: the component takes a failed query
+        // for host memory (it sees the answer a plain host pointer gets).
+        if (mutation() != kQueryAsHost || !from_component(__builtin_return_address(0))) return CUresult(code);
+        a = nullptr;
+    }
     for (unsigned i = 0; i < n; ++i) {
         switch (attrs[i]) {
         case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
@@ -588,12 +682,42 @@ CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
     model();
     if (!ctx || dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
     primary_made[std::size_t(dev)] = true;
+    ++retains[std::size_t(dev)];
     *ctx = reinterpret_cast<CUcontext>(contexts[std::size_t(dev)].get());
     return CUDA_SUCCESS;
 }
-CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice)
+// One reference released: the last one destroys the context. The runtime
+// holds one on a primary context it made (until cudaDeviceReset): a release
+// by someone who retained nothing drops that one, and the application's
+// context, memory and streams are gone (as with a real driver).
+// CUDASTUB_MUTATE=double-release: the component's release counts twice.
+CUresult CUDAAPI stub_cuDevicePrimaryCtxRelease(CUdevice dev)
 {
     COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    const int times = mutation() == kDoubleRelease && from_component(__builtin_return_address(0)) ? 2 : 1;
+    for (int i = 0; i < times; ++i) {
+        int &refs = retains[std::size_t(dev)];
+        if (refs > 0) {
+            --refs;
+            continue;
+        }
+        if (!primary_made[std::size_t(dev)]) return CUDA_ERROR_INVALID_CONTEXT;
+        destroy_primary(dev);   // the runtime's reference: its context, memory and streams are gone
+    }
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stub_cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (dev < 0 || dev >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    destroy_primary(dev);
     return CUDA_SUCCESS;
 }
 CUresult CUDAAPI stub_cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
@@ -797,6 +921,9 @@ cudaError_t CUDARTAPI cudaMemcpy2DAsync(void *dst, std::size_t dpitch, const voi
                                         std::size_t width, std::size_t height, cudaMemcpyKind, cudaStream_t s)
 {
     COUNTED();
+    // CUDASTUB_MUTATE=dense-copy: the component's range-by-range copy of a
+    // padded type becomes a copy of whole elements (padding and past the true end).
+    if (mutation() == kDenseCopy && height > 1 && from_component(__builtin_return_address(0))) width = dpitch;
     return copy_rows(dst, dpitch, src, spitch, width, height, s);
 }
 cudaError_t CUDARTAPI cudaMemset(void *dst, int value, std::size_t bytes)
@@ -872,10 +999,11 @@ cudaError_t CUDARTAPI cudaMemPoolCreate(cudaMemPool_t *pool, const cudaMemPoolPr
     if (!pool || !props) return fail(cudaErrorInvalidValue);
     // The driver owns a pool until cudaMemPoolDestroy, as the stand-in's
     // registry does (a pool kept for the process's life is no leak).
-    static std::mutex lock;
-    static std::vector<std::unique_ptr<int>> pools;
-    std::lock_guard guard(lock);
-    pools.push_back(std::make_unique<int>(props->location.id));
+    std::lock_guard<std::recursive_mutex> guard(mu);
+    setup();
+    if (props->location.id < 0 || props->location.id >= n_devices) return fail(cudaErrorInvalidDevice);
+    static std::vector<std::unique_ptr<Pool>> pools;
+    pools.push_back(std::make_unique<Pool>(Pool{props->location.id, generation[std::size_t(props->location.id)]}));
     *pool = reinterpret_cast<cudaMemPool_t>(pools.back().get());
     return cudaSuccess;
 }
@@ -890,10 +1018,29 @@ cudaError_t CUDARTAPI cudaMemPoolDestroy(cudaMemPool_t pool)
     if (!pool) return fail(cudaErrorInvalidValue);
     return cudaSuccess;   // the registry keeps its entry (ids are never reused)
 }
-cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t)
+// A pool belongs to its device's primary context: a reset destroys it.
+cudaError_t CUDARTAPI cudaMallocFromPoolAsync(void **p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t s)
 {
     COUNTED();
-    return allocate(p, bytes, Kind::Device, *reinterpret_cast<int *>(pool));
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    const Pool *of = reinterpret_cast<const Pool *>(pool);
+    if (!of || of->generation != generation[std::size_t(of->device)]) return fail(cudaErrorInvalidValue);
+    // Stream-ordered: the stream is resolved as any stream call's (a default
+    // stream with no context current binds the thread's device's primary one).
+    if (!stream_of(s)) return fail(cudaErrorInvalidResourceHandle);
+    return allocate(p, bytes, Kind::Device, of->device);
+}
+// The calling thread's device: its queued work dropped, its memory freed, its
+// primary context destroyed (a sticky fault with it); the next use makes a new one.
+cudaError_t CUDARTAPI cudaDeviceReset(void)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    setup();
+    const int dev = current ? current->device : runtime_device;
+    if (dev >= n_devices) return fail(cudaErrorNoDevice);
+    destroy_primary(dev);
+    return cudaSuccess;
 }
 cudaError_t CUDARTAPI cudaFreeAsync(void *p, cudaStream_t s)
 {
@@ -913,6 +1060,7 @@ cudaError_t CUDARTAPI cudaFuncGetAttributes(cudaFuncAttributes *attr, const void
     COUNTED();
     std::lock_guard<std::recursive_mutex> lock(mu);
     if (!context()) return fail(cudaErrorNoDevice);
+    if (const cudaError_t e = poisoned(current->device)) return fail(e);
     int code = 0;
     if (fault(kFuncAttributes, code)) return fail(cudaError_t(code));
     if (!attr || !kernels.count(func)) return fail(cudaErrorInvalidDeviceFunction);
@@ -942,6 +1090,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
     Stream *st = stream_of(s);
     if (!st || !ctx) return fail(cudaErrorInvalidResourceHandle);
     if (st->device != ctx->device) return fail(cudaErrorInvalidResourceHandle);   // another device's stream
+    if (const cudaError_t e = poisoned(st->device)) return fail(e);
     auto k = kernels.find(func);
     if (k == kernels.end()) return fail(cudaErrorInvalidDeviceFunction);
     const uint64_t threads_per_block = uint64_t(block.x) * block.y * block.z;
@@ -983,7 +1132,9 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
                                 bound->call(func, bound->values);
                             }
         count.threads += uint64_t(grid.x) * grid.y * grid.z * threads_per_block;
-        return cudaSuccess;
+        bool intact = true;
+        for (int i = 0; i < n_pointers; ++i) intact &= canary_intact(find(bound->pointer[i]));
+        return intact ? cudaSuccess : cudaErrorIllegalAddress;
     });
 }
 
@@ -1019,6 +1170,7 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **fn, int, cuuint64_t
         {"cuDevicePrimaryCtxRetain", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRetain)},
         {"cuDevicePrimaryCtxRelease", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRelease)},
         {"cuDevicePrimaryCtxGetState", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxGetState)},
+        {"cuDevicePrimaryCtxReset", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxReset)},
     };
     if (!symbol || !fn) return CUDA_ERROR_INVALID_VALUE;
     *fn = nullptr;

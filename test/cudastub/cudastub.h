@@ -38,6 +38,16 @@
 //     cudaErrorIllegalAddress at the next synchronise); the grid runs
 //     serially, when its stream is synchronised;
 //   - cudaMemcpy2DAsync refuses overlapping source and destination rows;
+//   - sticky faults (issue 21): work that fails with cudaErrorIllegalAddress
+//     poisons its device's primary context: every later launch, copy,
+//     allocation, kernel query and synchronisation on that device fails with
+//     it, until cudaDeviceReset; a reset drops the device's queued work,
+//     frees its memory and destroys its primary context and the memory pools
+//     made in it (cudaMallocFromPoolAsync on one: cudaErrorInvalidValue); the
+//     next use makes a new context (a new CUcontext handle); the driver's
+//     cuDevicePrimaryCtxReset does the same, and cuDevicePrimaryCtxRelease
+//     without a retain of the caller's releases the runtime's own reference:
+//     the context is destroyed as by a reset;
 //   - faults on demand: the next N-th call of a kind fails with a given code;
 //   - every runtime and driver call is counted per function and per caller
 //     (the shared object the call came from: the component, the test);
@@ -46,7 +56,18 @@
 //     its boundary (calls whose caller is an opf_op_cuda module):
 //     sync-legacy (its cudaStreamSynchronize(cudaStreamPerThread) waits for
 //     the legacy stream instead), no-sync (its cudaStreamSynchronize returns
-//     at once), no-device-scope (its cudaSetDevice does nothing).
+//     at once), no-device-scope (its cudaSetDevice does nothing), dense-copy
+//     (its cudaMemcpy2DAsync of a padded type's data ranges copies whole
+//     elements: padding, and past the true end); and one of its kernels,
+//     compiled for the stand-in (cuda_ops.h): pair-store (a value-index pair
+//     stored as a whole struct, padding included, not field by field);
+//     double-release (its cuDevicePrimaryCtxRelease counts twice),
+//     query-as-host (its pointer queries that fail answer as for plain host
+//     memory);
+//   - canaries: the bytes after a device or managed allocation's end up to
+//     its page hold a pattern, checked after each kernel and copy that used
+//     the allocation and at its release: a write past the true end fails
+//     that work with cudaErrorIllegalAddress (a GPU would not notice it);
 //
 // This header is the C++ interface a test (or a conformance-engine backend)
 // uses to drive it; it needs no CUDA header.
@@ -73,6 +94,9 @@ void copy_from_device(void *dst, const void *src, std::size_t bytes);
 void drain();
 // Whether p lies in memory the stand-in gave out (device, managed or pinned).
 bool claims(const void *p);
+// Whether CUDASTUB_MUTATE names this mutation (for the kernels' own, which
+// the kernels compiled for the stand-in apply: pair-store).
+bool mutated(const char *name);
 bool is_device(const void *p);   // device or managed memory
 
 int device_count();

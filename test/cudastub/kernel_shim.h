@@ -31,3 +31,10 @@ extern thread_local dim3 gridDim;
 #if defined(OPF_STUB_DEVICE_BRANCHES)
 #define __CUDA_ARCH__ 900
 #endif
+
+// The kernels' own mutations (cuda_ops.h), named by CUDASTUB_MUTATE.
+namespace cudastub {
+bool mutated(const char *name);
+}
+#define OPF_STUB_MUTATIONS 1
+#define OPF_STUB_MUTATED(name) cudastub::mutated(name)

@@ -1,0 +1,84 @@
+#!/bin/sh
+# tuning.sh — measured selection (issue 25): opframe_tune --quick writes a
+# tuning file with the machine it was measured on; opf_init takes it (its
+# values show "tuning file" as their source, --explain shows when and on what
+# it was measured, a pin in it steers a slot, a value set in the environment
+# still wins) and ignores it, with a warning at default verbosity, when the
+# CPU, ISA set or versions differ or it does not say what it was made on.
+# Timings are never checked. About a second: one quick tuner run, a few
+# opframe_info runs.
+check_name=tuning
+. "${srcdir:-.}/test/check_lib.sh"
+OPF_MCA_mca_component_path="$top/components/simd"
+export OPF_MCA_mca_component_path
+info="$top/tools/opframe_info"
+file="$scratch/tuning.conf"
+
+# ---- 1. the file is written -----------------------------------------------------------
+"$top/tools/opframe_tune" --quick --output "$file" 2>"$scratch/tune.err"
+check "opframe_tune --quick succeeds" test $? -eq 0
+cat "$scratch/tune.err"
+text=$(cat "$file" 2>/dev/null)
+for key in opf_tuning_cpu opf_tuning_isa opf_tuning_versions opf_tuning_date opf_tuning_aftereffect \
+    op_base_threads_min_bytes; do
+    check "the file has $key" contains "$text" "
+$key = "
+done
+cpu=$(sed -n 's/^opf_tuning_cpu = "\(.*\)"$/\1/p' "$file")
+check "the CPU is named" test -n "$cpu"
+check "no temporary file left" test ! -e "$file.tmp"
+# A SIMD component that is available here gets its tiny-count and streaming tiers measured.
+simd=$(sed -n 's/^op_\([a-z0-9]*\)_min_bytes = [0-9]*$/\1/p' "$file" | head -1)
+if [ -n "$simd" ]; then
+    check "a slot note for SUM FLOAT" contains "$text" "opf_tuning_note_sum_float = \""
+    check "the after-effect of $simd" contains "$text" "; $simd "
+fi
+
+# ---- 2. read at opf_init and shown ------------------------------------------------------
+params=$(OPF_TUNE_FILE_USER="$file" "$info" --param all all --level 9 2>&1)
+check "a tuned value's source is the tuning file" contains "$params" \
+    "\"op_base_threads_min_bytes\" (current value: "
+check "... named with its line" contains "$params" "data source: tuning file $file:"
+explain=$(OPF_TUNE_FILE_USER="$file" "$info" --explain sum float 2>&1)
+echo "$explain"
+check "--explain: measured when and on what" contains "$explain" "measured $(sed -n 's/^opf_tuning_date = "\(.*\)"$/\1/p' "$file") on $cpu: "
+check "--explain: the after-effect per ISA" contains "$explain" "after-effect per ISA, measured then: "
+# The system file is read as well.
+explain=$(OPF_TUNE_FILE_SYSTEM="$file" "$info" --explain sum float 2>&1)
+check "the system tuning file is read" contains "$explain" "measured "
+
+# A pin in the tuning file steers the slot; the environment still wins over the file.
+{ cat "$file"; echo 'op_base_pin = "sum:float=base"'; } >"$scratch/pinned.conf"
+explain=$(OPF_TUNE_FILE_USER="$scratch/pinned.conf" "$info" --explain sum float 2>&1)
+check "a pin from the tuning file applies" contains "$explain" "base (default): SELECTED (pinned by op_base_pin)"
+params=$(OPF_TUNE_FILE_USER="$file" OPF_MCA_op_base_threads_min_bytes=3M "$info" --param op base --level 9 2>&1)
+check "the environment wins over the tuning file" contains "$params" \
+    "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: environment"
+
+path=$("$info" --path 2>&1)
+check "--path names the tuning files" contains "$path" "(tuning files, read below them: \$HOME/.opframe/tuning.conf, "
+
+# ---- 3. rejected when it does not match -------------------------------------------------
+reject() {   # reject WHAT FILE PATTERN [ENV...]: warned about at default verbosity, and not used
+    rwhat=$1 f=$2 pattern=$3
+    shift 3
+    out=$(env OPF_TUNE_FILE_USER="$f" "$@" "$info" --explain sum float 2>&1)
+    check "$rwhat: warned" contains "$out" "opframe: warning: tuning file $f ignored: $pattern"
+    check "$rwhat: not used" lacks "$out" "
+  measured "
+    params=$(env OPF_TUNE_FILE_USER="$f" "$@" "$info" --param op base --level 9 2>/dev/null)
+    check "$rwhat: the default stands" contains "$params" \
+        "\"op_base_threads_min_bytes\" (current value: \"4M\", data source: default"
+}
+sed 's/^opf_tuning_cpu = .*/opf_tuning_cpu = "Another CPU 9000"/' "$file" >"$scratch/cpu.conf"
+reject "another CPU" "$scratch/cpu.conf" "it was measured with CPU \"Another CPU 9000\", this is \"$cpu\""
+sed 's/^opf_tuning_versions = .*/opf_tuning_versions = "opframe 0.0.1"/' "$file" >"$scratch/version.conf"
+reject "other versions" "$scratch/version.conf" "it was measured with opframe and component versions \"opframe 0.0.1\""
+sed '/^opf_tuning_isa = /d' "$file" >"$scratch/noisa.conf"
+reject "no ISA set" "$scratch/noisa.conf" "it has no opf_tuning_isa"
+if contains "$(sed -n 's/^opf_tuning_isa = //p' "$file")" avx2; then
+    # The same CPU with a lower ISA level in force (op_base_isa_mask): another ISA set.
+    reject "another ISA set" "$file" "it was measured with ISA set " OPF_MCA_op_base_isa_mask=sse2,sse4_1,avx
+fi
+
+summary

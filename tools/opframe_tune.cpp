@@ -1,0 +1,586 @@
+// opframe_tune — measured selection: times every provider of every host slot
+// on this machine and writes a tuning file, a parameter file that opf_init
+// reads below the parameter files (framework/params.h: where, and when a
+// file is ignored). What it measures and what it writes:
+//   per slot     each provider's 2- and 3-buffer kernel at each size class
+//                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), plus the
+//                after-effect of its ISA (below); a slot whose winner is
+//                clearly faster than the provider the priorities pick
+//                (kWinMargin) gets an op_base_pin item. Providers compared
+//                with each other are timed interleaved.
+//                Every slot gets a note (opf_tuning_note_<op>_<type>) that
+//                opframe_info --explain shows.
+//   op_<c>_min_bytes         the tiny-count tier of each SIMD component: the
+//                size from which its kernel beats the base's (in-place
+//                2-buffer calls repeated on one buffer, the hard case)
+//   op_<c>_stream_min_bytes  the streaming tier: from which size the
+//                component's non-temporal 3-buffer kernel beats its plain one
+//   op_base_threads_min_bytes  the worker pool: from which size two threads
+//                beat one on the full call (each thread's share is written)
+//   opf_tuning_aftereffect   per ISA: how much slower a fixed scalar + AVX2
+//                workload runs right after each call of that ISA's kernel
+//                than after the base's, at a collective's call rate (the
+//                AVX-512 frequency licence of open-mpi/ompi#8334); it is
+//                added to the ISA's kernel time when a slot is chosen.
+// Timings are medians; the machine, ISA set and versions go into the file,
+// and opf_init ignores the file (with a warning) anywhere else.
+//
+//   opframe_tune [--quick] [--output FILE] [--verbose]
+// Default output: $OPF_TUNE_FILE_USER, else ~/.opframe/tuning.conf.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <opframe/introspect.h>
+#include <opframe/opframe.h>
+
+#include "config.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Mode {
+    bool quick = false, verbose = false;
+    double sample_ns = 200e3;   // each timed sample runs at least this long
+    int samples = 5;
+};
+Mode mode;
+
+// Median nanoseconds of one call of `fn` (as opframe_bench, shorter samples).
+double median_ns(const std::function<void()> &fn)
+{
+    fn();
+    long iters = 1;
+    for (;;) {
+        const auto t0 = Clock::now();
+        for (long i = 0; i < iters; ++i) fn();
+        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+        if (ns > mode.sample_ns || iters > (1L << 28)) break;
+        iters *= 2;
+    }
+    std::vector<double> per_call;
+    for (int s = 0; s < mode.samples; ++s) {
+        const auto t0 = Clock::now();
+        for (long i = 0; i < iters; ++i) fn();
+        per_call.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters));
+    }
+    std::nth_element(per_call.begin(), per_call.begin() + mode.samples / 2, per_call.end());
+    return per_call[mode.samples / 2];
+}
+
+// The median ns of one call of each of `fns`, their samples interleaved
+// (one of each in turn), so that a burst of load on a shared machine falls
+// on all of them alike instead of on whichever ran then.
+std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns)
+{
+    std::vector<long> iters(fns.size(), 1);
+    for (std::size_t k = 0; k < fns.size(); ++k) {
+        fns[k]();
+        for (;;) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < iters[k]; ++i) fns[k]();
+            const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+            if (ns > mode.sample_ns || iters[k] > (1L << 28)) break;
+            iters[k] *= 2;
+        }
+    }
+    std::vector<std::vector<double>> per_call(fns.size());
+    for (int s = 0; s < mode.samples; ++s)
+        for (std::size_t k = 0; k < fns.size(); ++k) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < iters[k]; ++i) fns[k]();
+            per_call[k].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters[k]));
+        }
+    std::vector<double> out;
+    for (auto &v : per_call) {
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        out.push_back(v[v.size() / 2]);
+    }
+    return out;
+}
+
+// Three zeroed 64-byte aligned buffers: zero is a normal value of every
+// kernel type (no denormal, NaN or overflow slows a kernel down).
+struct Buffers {
+    unsigned char *a = nullptr, *b = nullptr, *c = nullptr;
+    explicit Buffers(std::size_t bytes)
+    {
+        for (unsigned char **p : {&a, &b, &c}) {
+            void *v = nullptr;
+            if (posix_memalign(&v, 64, bytes) != 0) { std::fprintf(stderr, "opframe_tune: out of memory\n"); std::exit(1); }
+            std::memset(v, 0, bytes);
+            *p = static_cast<unsigned char *>(v);
+        }
+    }
+    ~Buffers() { std::free(a); std::free(b); std::free(c); }
+};
+
+std::string lower(std::string s)
+{
+    for (char &ch : s) ch = std::isalnum(static_cast<unsigned char>(ch)) ? char(std::tolower(static_cast<unsigned char>(ch))) : '_';
+    return s;
+}
+
+std::string size_text(long bytes)
+{
+    char buf[32];
+    if (bytes >= (1L << 20) && bytes % (1L << 20) == 0) std::snprintf(buf, sizeof buf, "%ld MiB", bytes >> 20);
+    else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(buf, sizeof buf, "%ld KiB", bytes >> 10);
+    else std::snprintf(buf, sizeof buf, "%ld B", bytes);
+    return buf;
+}
+
+opf_op_t op_handle(int id) { return reinterpret_cast<opf_op_t>(uintptr_t(id)); }
+
+// ---- the after-effect workload --------------------------------------------------
+// A fixed piece of application work: a dependent scalar integer chain and an
+// AVX2 multiply-add loop over 4 KiB, about a few microseconds in all.
+volatile uint64_t sink;
+[[gnu::noinline]] void scalar_work()
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < 2000; ++i) x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + uint64_t(i);
+    sink = x;
+}
+#if defined(__x86_64__)
+[[gnu::noinline, gnu::target("avx2,fma")]] void avx2_work(float *v)
+{
+    for (int r = 0; r < 8; ++r)
+        for (int i = 0; i < 1024; ++i) v[i] = v[i] * 0.999f + 0.001f;
+}
+#endif
+
+// Median ns of the workload right after each call of `kernel`, one call per
+// workload (a collective's rate: one reduction every few microseconds).
+double workload_after(const std::function<void()> &kernel, bool avx2)
+{
+    static float v[1024];
+    std::vector<double> ns;
+    const int rounds = mode.quick ? 300 : 3000;
+    for (int i = 0; i < rounds; ++i) {
+        kernel();
+        const auto t0 = Clock::now();
+        scalar_work();
+#if defined(__x86_64__)
+        if (avx2) avx2_work(v);
+#endif
+        ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
+    }
+    (void)avx2;
+    std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+    return ns[ns.size() / 2];
+}
+
+// A slot is pinned against the priorities only when the measured winner is
+// this much faster in the geometric mean over sizes and forms, and no cell
+// slower than kWorstCell of the priorities' pick.
+constexpr double kWinMargin = 1.05, kWorstCell = 0.95;
+
+struct Provider {
+    std::string name;
+    double after_ns = 0;   // workload slowdown per call after its kernel (>= 0 when charged)
+};
+
+// The smallest size of `sizes` from which `wins(size)` holds at that size and
+// every larger one; -1 if it does not hold at the largest.
+long crossover(const std::vector<long> &sizes, const std::function<bool(long)> &wins)
+{
+    long from = -1;
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
+        if (!wins(*it)) break;
+        from = *it;
+    }
+    return from;
+}
+
+struct Output {
+    std::vector<std::string> lines;
+    void add(const std::string &l) { lines.push_back(l); }
+};
+
+bool param_exists(const std::string &name)
+{
+    char v[256];
+    return opf_param_get(name.c_str(), v, sizeof v) == OPF_SUCCESS;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    std::string output;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--quick") mode.quick = true;
+        else if (a == "--verbose" || a == "-v") mode.verbose = true;
+        else if (a == "--output" && i + 1 < argc) output = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: opframe_tune [--quick] [--output FILE] [--verbose]\n"
+                                 "  times every provider of every slot on this machine and writes a tuning file\n"
+                                 "  (default: $OPF_TUNE_FILE_USER, else ~/.opframe/tuning.conf)\n");
+            return 2;
+        }
+    }
+    if (mode.quick) { mode.sample_ns = 20e3; mode.samples = 3; }
+    if (output.empty()) {
+        if (const char *env = std::getenv("OPF_TUNE_FILE_USER"); env && *env) output = env;
+        else if (const char *home = std::getenv("HOME"); home && *home) {
+            output = std::string(home) + "/.opframe";
+            mkdir(output.c_str(), 0755);
+            output += "/tuning.conf";
+        } else {
+            std::fprintf(stderr, "opframe_tune: no HOME and no OPF_TUNE_FILE_USER: name the file with --output\n");
+            return 2;
+        }
+    }
+    // Measure the priorities as they stand, not a previous tuning.
+    setenv("OPF_TUNE_FILE_USER", "", 1);
+    setenv("OPF_TUNE_FILE_SYSTEM", "", 1);
+    if (opf_init() != OPF_SUCCESS) {
+        std::fprintf(stderr, "opframe_tune: opf_init failed: %s\n", opf_last_error());
+        return 1;
+    }
+    const auto started = Clock::now();
+
+    // What the file is valid for: the texts opf_init compares (components.cpp, apply_tuning_files).
+    opf_hw_info_t hw{};
+    opf_hw_describe(&hw);
+    char isa[512] = "";
+    if (hw.arm_features) opf_hw_format_arm_features(hw.arm_features, isa, sizeof isa);
+    else opf_hw_format_features(hw.x86_features, isa, sizeof isa);
+    std::vector<std::string> versions_list;
+    std::vector<Provider> providers = {{"base"}};
+    for (int i = 0; i < opf_component_count(); ++i) {
+        opf_component_info_t c;
+        if (opf_component_describe(i, &c) != OPF_SUCCESS) continue;
+        versions_list.push_back(std::string(c.name) + " " + std::to_string(c.version[0]) + "." +
+                                std::to_string(c.version[1]) + "." + std::to_string(c.version[2]));
+        if (c.available) providers.push_back({c.name});
+    }
+    std::sort(versions_list.begin(), versions_list.end());
+    std::string versions = "opframe " PACKAGE_VERSION;
+    for (const std::string &v : versions_list) versions += "; " + v;
+    const bool have_avx2 = (hw.x86_features & OPF_X86_AVX2) != 0;
+
+    char date[64];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+    std::fprintf(stderr, "opframe_tune: %s mode on %s (%s), providers:", mode.quick ? "quick" : "full", hw.cpu_model, isa);
+    for (const Provider &p : providers) std::fprintf(stderr, " %s", p.name.c_str());
+    std::fprintf(stderr, "\n");
+
+    Output out;
+    const long max_slot_bytes = mode.quick ? 64L << 10 : 4L << 20;
+    Buffers buf(std::size_t(mode.quick ? 4L << 20 : 64L << 20));
+
+    // 1. The after-effect per ISA: SUM FLOAT at 16 KiB, then the workload.
+    {
+        const int kt_float = OPF_KT_FLOAT;
+        const opf_count_t n = (16 << 10) / 4;
+        double reference = 0;
+        std::string text;
+        for (Provider &p : providers) {
+            opf_kernel2_fn *f2 = nullptr;
+            opf_kernel3_fn *f3 = nullptr;
+            if (opf_slot_kernels(OPF_OPID_SUM, kt_float, p.name.c_str(), n, &f2, &f3) != OPF_SUCCESS || !f2) continue;
+            const double t = workload_after([&] { f2(buf.a, buf.b, n); }, have_avx2);
+            if (p.name == "base") reference = t;
+            else p.after_ns = std::max(0.0, t - reference);
+            char item[160];
+            if (p.name == "base")
+                std::snprintf(item, sizeof item, "base %.2f us (the reference)", t / 1e3);
+            else
+                std::snprintf(item, sizeof item, "%s %+.1f%% (%+.0f ns per call)", p.name.c_str(),
+                              100.0 * (t - reference) / reference, t - reference);
+            text += (text.empty() ? "" : "; ") + std::string(item);
+        }
+        out.add("# After-effect: a fixed scalar + AVX2 workload timed right after each SUM FLOAT 16 KiB call of each");
+        out.add("# ISA's kernel, one call per workload; the slowdown against the base's is added to the ISA's kernel");
+        out.add("# time below (negative: noise, not charged).");
+        out.add("opf_tuning_aftereffect = \"workload after the kernel: " + text + "\"");
+        std::fprintf(stderr, "opframe_tune: after-effect: %s\n", text.c_str());
+    }
+
+    // 2. Per slot: every provider at every size class, both forms.
+    std::vector<long> classes = mode.quick ? std::vector<long>{4L << 10, 64L << 10}
+                                           : std::vector<long>{1L << 10, 4L << 10, 16L << 10, 64L << 10, 256L << 10,
+                                                               1L << 20, 4L << 20};
+    std::string pins;
+    int slots = 0, pinned = 0;
+    std::vector<std::string> notes;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            if (!opf_slot_exists(op, kt)) continue;
+            const int extent = opf_kernel_type_extent(kt);
+            if (extent <= 0) continue;
+            // time[provider][form][class]
+            std::vector<std::vector<std::vector<double>>> time(providers.size(),
+                                                               std::vector<std::vector<double>>(2, std::vector<double>(classes.size(), 0)));
+            std::vector<bool> offers(providers.size(), false);
+            for (std::size_t c = 0; c < classes.size(); ++c) {
+                const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
+                std::vector<opf_kernel2_fn *> f2(providers.size(), nullptr);
+                std::vector<opf_kernel3_fn *> f3(providers.size(), nullptr);
+                for (std::size_t p = 0; p < providers.size(); ++p)
+                    if (opf_slot_kernels(op, kt, providers[p].name.c_str(), n, &f2[p], &f3[p]) == OPF_SUCCESS)
+                        offers[p] = offers[p] || f2[p] || f3[p];
+                for (int f = 0; f < 2; ++f) {   // the providers of one form and size, interleaved
+                    std::vector<std::function<void()>> fns;
+                    std::vector<std::size_t> who;
+                    for (std::size_t p = 0; p < providers.size(); ++p) {
+                        if (f == 0 && f2[p]) fns.push_back([&, k = f2[p]] { k(buf.a, buf.b, n); });
+                        else if (f == 1 && f3[p]) fns.push_back([&, k = f3[p]] { k(buf.a, buf.b, buf.c, n); });
+                        else continue;
+                        who.push_back(p);
+                    }
+                    const std::vector<double> ns = medians_ns(fns);
+                    for (std::size_t k = 0; k < who.size(); ++k) time[who[k]][f][c] = ns[k] + providers[who[k]].after_ns;
+                }
+            }
+            if (std::count(offers.begin(), offers.end(), true) < 2) continue;
+            ++slots;
+            // Score: geometric mean over classes and forms of time / the fastest there.
+            std::vector<double> score(providers.size(), 0);
+            std::vector<int> cells(providers.size(), 0);
+            for (int f = 0; f < 2; ++f)
+                for (std::size_t c = 0; c < classes.size(); ++c) {
+                    double best = 0;
+                    for (std::size_t p = 0; p < providers.size(); ++p)
+                        if (time[p][f][c] > 0 && (best == 0 || time[p][f][c] < best)) best = time[p][f][c];
+                    for (std::size_t p = 0; p < providers.size(); ++p)
+                        if (time[p][f][c] > 0) { score[p] += std::log(time[p][f][c] / best); ++cells[p]; }
+                }
+            const std::size_t total_cells = 2 * classes.size();
+            std::size_t winner = 0;
+            bool have_winner = false;
+            for (std::size_t p = 0; p < providers.size(); ++p) {
+                // A provider that leaves a form or size out cannot serve the slot alone.
+                if (cells[p] == 0 || std::size_t(cells[p]) < total_cells) continue;
+                if (!have_winner || score[p] < score[winner]) { winner = p; have_winner = true; }
+            }
+            if (!have_winner) continue;
+            // The runner-up, and where the winner's lead over it is least.
+            std::size_t second = winner;
+            for (std::size_t p = 0; p < providers.size(); ++p)
+                if (p != winner && cells[p] > 0 && (second == winner || score[p] < score[second])) second = p;
+            double least = 0;
+            long least_at = 0;
+            for (std::size_t c = 0; c < classes.size(); ++c)
+                for (int f = 0; f < 2; ++f)
+                    if (time[second][f][c] > 0 && time[winner][f][c] > 0) {
+                        const double r = time[second][f][c] / time[winner][f][c];
+                        if (least_at == 0 || r < least) { least = r; least_at = classes[c]; }
+                    }
+            const double geo = std::exp((score[second] / std::max(1, cells[second])) - score[winner] / cells[winner]);
+            // The provider the priorities pick for the largest class (above every tiny-count tier).
+            const opf_count_t big = std::max<opf_count_t>(1, classes.back() / extent);
+            const char *by_priority = opf_slot_provider_mem(op, kt, OPF_MEM_HOST, 2, big);
+            const std::string op_name = opf_op_name(op_handle(op)), kt_name = opf_kernel_type_name(kt);
+            // Against the priorities only on a clear win: kWinMargin in the
+            // geometric mean and no cell kWorstCell slower (two kernels that
+            // tie, e.g. both at memory speed, must not flip with the noise).
+            bool clear_win = false;
+            std::string against;
+            for (std::size_t p = 0; p < providers.size(); ++p) {
+                if (!by_priority || providers[p].name != by_priority || p == winner || cells[p] == 0) continue;
+                double lead = 0, worst = 0;
+                int n = 0;
+                for (int f = 0; f < 2; ++f)
+                    for (std::size_t c = 0; c < classes.size(); ++c)
+                        if (time[p][f][c] > 0 && time[winner][f][c] > 0) {
+                            const double r = time[p][f][c] / time[winner][f][c];
+                            lead += std::log(r);
+                            worst = n++ == 0 ? r : std::min(worst, r);
+                        }
+                lead = n ? std::exp(lead / n) : 0;
+                clear_win = n > 0 && lead >= kWinMargin && worst >= kWorstCell;
+                char text[160];
+                std::snprintf(text, sizeof text, "; %s %.2fx the priorities' %s, worst cell %.2fx: %s", providers[winner].name.c_str(),
+                              lead, by_priority, worst, clear_win ? "pinned" : "not a clear win, the priorities stand");
+                against = text;
+            }
+            char note[384];
+            std::snprintf(note, sizeof note, "%s %.2fx %s at %s (its least lead; geomean %.2fx over %s-%s, 2- and 3-buffer)%s",
+                          providers[winner].name.c_str(), least, providers[second].name.c_str(),
+                          size_text(least_at).c_str(), geo, size_text(classes.front()).c_str(),
+                          size_text(classes.back()).c_str(), against.c_str());
+            notes.push_back("opf_tuning_note_" + lower(op_name) + "_" + lower(kt_name) + " = \"" + note + "\"");
+            if (clear_win) {
+                pins += (pins.empty() ? "" : ",") + lower(op_name) + ":" + lower(kt_name) + "=" + providers[winner].name;
+                ++pinned;
+            }
+            if (mode.verbose) std::fprintf(stderr, "  %s %s: %s\n", op_name.c_str(), kt_name.c_str(), note);
+        }
+    std::fprintf(stderr, "opframe_tune: %d slots timed, %d pinned against the priorities\n", slots, pinned);
+    (void)max_slot_bytes;
+
+    // 3. The tiny-count tier of each SIMD component against the base.
+    struct Probe { int op, kt; };
+    const std::vector<Probe> probes = mode.quick
+        ? std::vector<Probe>{{OPF_OPID_SUM, OPF_KT_FLOAT}, {OPF_OPID_MAX, OPF_KT_INT32}}
+        : std::vector<Probe>{{OPF_OPID_SUM, OPF_KT_FLOAT}, {OPF_OPID_MAX, OPF_KT_DOUBLE}, {OPF_OPID_MAX, OPF_KT_INT32},
+                             {OPF_OPID_SUM, OPF_KT_INT8}, {OPF_OPID_BAND, OPF_KT_INT64}, {OPF_OPID_PROD, OPF_KT_DOUBLE}};
+    const std::vector<long> tiny = mode.quick ? std::vector<long>{32, 128, 512}
+                                              : std::vector<long>{16, 32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
+    for (const Provider &p : providers) {
+        if (p.name == "base" || !param_exists("op_" + p.name + "_min_bytes")) continue;
+        std::vector<long> found;
+        std::string detail;
+        for (const Probe &pr : probes) {
+            const int extent = opf_kernel_type_extent(pr.kt);
+            opf_kernel2_fn *b2 = nullptr, *c2 = nullptr;
+            opf_kernel3_fn *b3 = nullptr, *c3 = nullptr;
+            if (opf_slot_kernels(pr.op, pr.kt, "base", 1, &b2, &b3) != OPF_SUCCESS || !b2) continue;
+            if (opf_slot_kernels(pr.op, pr.kt, p.name.c_str(), 1, &c2, &c3) != OPF_SUCCESS || !c2) continue;
+            std::vector<long> sizes;
+            for (long s : tiny)
+                if (s >= extent && s % extent == 0) sizes.push_back(s);
+            const long from = crossover(sizes, [&](long s) {
+                const opf_count_t n = s / extent;
+                const std::vector<double> ns = medians_ns({[&] { c2(buf.a, buf.b, n); }, [&] { b2(buf.a, buf.b, n); }});
+                return ns[0] <= ns[1];
+            });
+            const long at = from < 0 ? 2 * sizes.back() : from;
+            found.push_back(at);
+            detail += (detail.empty() ? "" : ", ") + std::string(opf_op_name(op_handle(pr.op))) + " " +
+                      opf_kernel_type_name(pr.kt) + " " + (from < 0 ? "above " + size_text(sizes.back()) : size_text(from));
+        }
+        if (found.empty()) continue;
+        std::sort(found.begin(), found.end());
+        const long chosen = found[found.size() / 2];
+        out.add("# Tiny-count tier: " + p.name + " beats the base from (2-buffer, in place, repeated): " + detail +
+                "; the median");
+        out.add("op_" + p.name + "_min_bytes = " + std::to_string(chosen));
+        std::fprintf(stderr, "opframe_tune: op_%s_min_bytes = %ld (%s)\n", p.name.c_str(), chosen, detail.c_str());
+    }
+
+    // 4. The streaming tier: the component's stream kernel against its plain one (3-buffer SUM FLOAT).
+    const std::vector<long> big = mode.quick ? std::vector<long>{1L << 20, 4L << 20}
+                                             : std::vector<long>{1L << 20, 2L << 20, 4L << 20, 8L << 20, 16L << 20,
+                                                                 32L << 20, 64L << 20};
+    for (const Provider &p : providers) {
+        if (p.name == "base" || !param_exists("op_" + p.name + "_stream_min_bytes")) continue;
+        opf_kernel2_fn *f2 = nullptr;
+        opf_kernel3_fn *plain = nullptr, *stream = nullptr;
+        if (opf_slot_kernels(OPF_OPID_SUM, OPF_KT_FLOAT, p.name.c_str(), 1024, &f2, &plain) != OPF_SUCCESS || !plain) continue;
+        if (opf_slot_kernels(OPF_OPID_SUM, OPF_KT_FLOAT, p.name.c_str(), opf_count_t(1) << 40, &f2, &stream) != OPF_SUCCESS ||
+            !stream || stream == plain) {
+            out.add("# Streaming tier: " + p.name + " offers none here (no last-level cache size known?)");
+            continue;
+        }
+        std::string detail;
+        const long from = crossover(big, [&](long s) {
+            const opf_count_t n = s / 4;
+            const std::vector<double> ns = medians_ns({[&] { plain(buf.a, buf.b, buf.c, n); },
+                                                      [&] { stream(buf.a, buf.b, buf.c, n); }});
+            const double tp = ns[0], ts = ns[1];
+            char item[96];
+            std::snprintf(item, sizeof item, "%s %.2fx", size_text(s).c_str(), tp / ts);
+            detail = std::string(item) + (detail.empty() ? "" : ", ") + detail;
+            return ts <= tp;
+        });
+        const long chosen = from < 0 ? 2 * big.back() : from;
+        out.add("# Streaming tier: " + p.name + " stream/plain speed-up, 3-buffer SUM FLOAT (measured from the largest "
+                "down to the first loss): " + detail + (from < 0 ? "; it never won: the tier starts above them" : ""));
+        out.add("op_" + p.name + "_stream_min_bytes = " + std::to_string(chosen));
+        std::fprintf(stderr, "opframe_tune: op_%s_stream_min_bytes = %ld (%s)\n", p.name.c_str(), chosen, detail.c_str());
+    }
+
+    // 5. The worker pool: the full call with two threads against one.
+    const int cores = std::max(hw.cores, 1);
+    if (cores >= 2 && param_exists("op_base_threads_min_bytes")) {
+        const std::vector<long> sizes = mode.quick ? std::vector<long>{1L << 20, 4L << 20}
+                                                   : std::vector<long>{256L << 10, 512L << 10, 1L << 20, 2L << 20,
+                                                                       4L << 20, 8L << 20, 16L << 20, 32L << 20};
+        // op_base_threads is read at opf_init: one init per setting and
+        // round, the rounds alternating (interleaved, as medians_ns).
+        std::map<long, std::vector<double>> samples[2];
+        const Mode saved = mode;
+        mode.samples = 1;
+        for (int round = 0; round < saved.samples; ++round)
+            for (int k = 0; k < 2; ++k) {
+                opf_finalize();
+                opf_param_set("op_base_threads", k == 0 ? "1" : "2");
+                opf_param_set("op_base_threads_min_bytes", "4K");
+                if (opf_init() != OPF_SUCCESS) continue;
+                for (long s : sizes) {
+                    const opf_count_t n = s / 4;
+                    samples[k][s].push_back(median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); }));
+                }
+            }
+        mode = saved;
+        std::map<long, double> one, two;
+        for (int k = 0; k < 2; ++k)
+            for (auto &[size, v] : samples[k]) {
+                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+                (k == 0 ? one : two)[size] = v[v.size() / 2];
+            }
+        opf_finalize();
+        opf_param_set("op_base_threads", nullptr);
+        opf_param_set("op_base_threads_min_bytes", nullptr);
+        opf_init();
+        std::string detail;
+        for (long s : sizes)
+            if (one.count(s) && two.count(s)) {
+                char item[64];
+                std::snprintf(item, sizeof item, "%s %.2fx", size_text(s).c_str(), one.at(s) / two.at(s));
+                detail += (detail.empty() ? "" : ", ") + std::string(item);
+            }
+        const long from = crossover(sizes, [&](long s) { return one.count(s) && two.count(s) && two.at(s) < one.at(s); });
+        const long share = from < 0 ? sizes.back() : from / 2;   // the parameter is each thread's least share
+        out.add("# Worker pool: 2 threads / 1 thread, 2-buffer SUM FLOAT full call: " + detail +
+                (from < 0 ? "; two never won: only calls above twice the largest size would use them"
+                          : "; each thread's share from the first size won on"));
+        out.add("op_base_threads_min_bytes = " + std::to_string(share));
+        std::fprintf(stderr, "opframe_tune: op_base_threads_min_bytes = %ld (%s)\n", share, detail.c_str());
+    } else {
+        out.add("# Worker pool: not measured (one core)");
+    }
+
+    if (!pins.empty()) {
+        out.add("# Per slot: the provider whose kernels were fastest over the size classes, where the priorities pick");
+        out.add("# another (opf_tuning_note_* below says by how much).");
+        out.add("op_base_pin = \"" + pins + "\"");
+    }
+    for (const std::string &n : notes) out.add(n);
+
+    const double took = std::chrono::duration<double>(Clock::now() - started).count();
+    const std::string tmp = output + ".tmp";
+    FILE *f = std::fopen(tmp.c_str(), "w");
+    if (!f) {
+        std::fprintf(stderr, "opframe_tune: cannot write %s: %s\n", tmp.c_str(), std::strerror(errno));
+        return 1;
+    }
+    std::fprintf(f, "# opframe tuning file, written by opframe_tune %s (%s mode, %.1f s).\n", PACKAGE_VERSION,
+                 mode.quick ? "quick" : "full", took);
+    std::fprintf(f, "# opf_init reads it below the parameter files (a value set there, in the environment or by the\n"
+                    "# API wins) and ignores it, with a warning, on another CPU, ISA set or opframe/component\n"
+                    "# versions. Remove it to return to the priorities; run opframe_tune again after an upgrade.\n");
+    std::fprintf(f, "opf_tuning_cpu = \"%s\"\nopf_tuning_isa = \"%s\"\nopf_tuning_versions = \"%s\"\n", hw.cpu_model,
+                 isa, versions.c_str());
+    std::fprintf(f, "opf_tuning_date = \"%s\"\nopf_tuning_mode = %s\n", date, mode.quick ? "quick" : "full");
+    for (const std::string &l : out.lines) std::fprintf(f, "%s\n", l.c_str());
+    const bool ok = std::fclose(f) == 0 && std::rename(tmp.c_str(), output.c_str()) == 0;
+    if (!ok) {
+        std::fprintf(stderr, "opframe_tune: cannot write %s: %s\n", output.c_str(), std::strerror(errno));
+        std::remove(tmp.c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "opframe_tune: wrote %s in %.1f s\n", output.c_str(), took);
+    opf_finalize();
+    return 0;
+}
