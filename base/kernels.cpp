@@ -3,6 +3,7 @@
 #include "base/kernels.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 
 #include "base/compare.h"
@@ -84,6 +85,81 @@ struct SlotGen {
 };
 constexpr auto table = make_matrix<SlotKernels, SlotGen>();
 
+// ---- n-ary kernels ------------------------------------------------------------
+// The accumulators of semantics.h as objects (PreMulSum carries its scalar):
+// Acc, first(x, k), add(acc, x, k), result(acc, k).
+template <class Op, class T> struct Fold {
+    using Acc = T;
+    static T first(T x, int) { return x; }
+    static T add(T a, T x, int) { return Op::apply(a, x); }
+    static T result(T a, int) { return a; }
+};
+template <class T, Rounding M> struct Premul {
+    using P = PremulAcc<T, M>;
+    using Acc = typename P::Acc;
+    T s;
+    Acc first(T x, int) const { return P::first(s, x); }
+    Acc add(Acc a, T x, int) const { return P::add(a, s, x); }
+    T result(Acc a, int) const { return P::result(a); }
+};
+
+// out = the accumulator's result over in[0..k), block by block: a block of
+// accumulators (4 KiB, in L1) takes in[0], then each further input in turn,
+// then goes to out. Each input is read once and out written once, and all
+// inputs of a block are read before its output is stored: out may be any of
+// them. Each inner loop is a plain element-wise loop, vectorised like kernel3.
+template <class T, class A>
+void fold_n(const A &acc, const void *const in[], int k, void *out, opf_count_t n)
+{
+    using Acc = typename A::Acc;
+    constexpr std::size_t block = sizeof(Acc) >= 4096 ? 1 : 4096 / sizeof(Acc);
+    Acc buf[block];
+    auto o = static_cast<unsigned char *>(out);
+    for (std::size_t at = 0; at < std::size_t(n); at += block) {
+        const std::size_t m = std::min(block, std::size_t(n) - at);
+        const auto *p = static_cast<const unsigned char *>(in[0]) + at * sizeof(T);
+        for (std::size_t e = 0; e < m; ++e) buf[e] = acc.first(load<T>(p + e * sizeof(T)), k);
+        for (int j = 1; j < k; ++j) {
+            p = static_cast<const unsigned char *>(in[j]) + at * sizeof(T);
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+            for (std::size_t e = 0; e < m; ++e) buf[e] = acc.add(buf[e], load<T>(p + e * sizeof(T)), k);
+        }
+        unsigned char *q = o + at * sizeof(T);
+        for (std::size_t e = 0; e < m; ++e) store(q + e * sizeof(T), acc.result(buf[e], k));
+    }
+}
+
+template <class T, class A> void nary(const void *const in[], int k, void *out, opf_count_t n, const void *)
+{
+    fold_n<T>(A{}, in, k, out, n);
+}
+template <class T, Rounding M> void premul(const void *const in[], int k, void *out, opf_count_t n, const void *scalar)
+{
+    fold_n<T>(Premul<T, M>{load<T>(static_cast<const unsigned char *>(scalar))}, in, k, out, n);
+}
+
+struct NaryGen {
+    template <std::size_t O, std::size_t K> static constexpr NaryKernels entry()
+    {
+        using Op = at_t<O, Ops>;
+        using T = at_t<K, KernelTypes>;
+        NaryKernels r{};
+        if constexpr (Op::template defined<T> && is_supported<T>) {
+            constexpr bool avg = std::is_same_v<Op, OpAvg>, sum = std::is_same_v<Op, OpSum>;
+            if constexpr (avg) r.fn[kN] = &nary<T, MeanAcc<T, Rounding::Chain>>;
+            else r.fn[kN] = &nary<T, Fold<Op, T>>;
+            if constexpr (Narrow<T> && avg) r.fn[kNOnce] = &nary<T, MeanAcc<T, Rounding::Once>>;
+            if constexpr (Narrow<T> && sum) r.fn[kNOnce] = &nary<T, SumAcc<T, Rounding::Once>>;
+            if constexpr (sum) r.fn[kPremul] = &premul<T, Rounding::Chain>;
+            if constexpr (sum && Narrow<T>) r.fn[kPremulOnce] = &premul<T, Rounding::Once>;
+        }
+        return r;
+    }
+};
+constexpr auto nary_table = make_matrix<NaryKernels, NaryGen>();
+
 // What the framework knows of each kernel type, one column each.
 template <class V, class I> constexpr int data_size(Pair<V, I> *) { return sizeof(V) + sizeof(I); }
 template <class T> constexpr int data_size(T *) { return sizeof(T); }
@@ -111,6 +187,7 @@ opf_count_t first_difference(int kt, const void *a, const void *b, opf_count_t n
 }
 
 const SlotKernels &kernels(int op_id, int kernel_type) { return table[op_id][kernel_type]; }
+const NaryKernels &nary_kernels(int op_id, int kernel_type) { return nary_table[op_id][kernel_type]; }
 int kernel_type_extent(int kt) { return facts[kt].extent; }
 int kernel_type_alignment(int kt) { return facts[kt].alignment; }
 int kernel_type_data_size(int kt) { return facts[kt].data_size; }

@@ -14,6 +14,21 @@ struct SlotKernels {
 // Indexed [op id][kernel type]; op id 0 (OP_NULL) has no slots.
 const SlotKernels &kernels(int op_id, int kernel_type);
 
+// The n-ary forms of a slot (opf_offer_t's kernel_n, kernel_n_once,
+// premul_n, premul_n_once, in that order). Every slot has kN; kNOnce only
+// where OPF_ROUND_ONCE differs (SUM and AVG of the Narrow types); the premul
+// forms sit in SUM's row, for the arithmetic types (kPremulOnce: Narrow).
+enum NaryForm { kN, kNOnce, kPremul, kPremulOnce, kNaryForms };
+struct NaryKernels {
+    opf_kernel_n_fn *fn[kNaryForms] = {};
+};
+const NaryKernels &nary_kernels(int op_id, int kernel_type);
+inline const char *nary_form_name(int form)
+{
+    constexpr const char *names[kNaryForms] = {"n-ary", "n-ary round-once", "PreMulSum n-ary", "PreMulSum n-ary round-once"};
+    return names[form];
+}
+
 // Index of the first element where two arrays of a kernel type differ
 // (compare.h's rule: any NaN matches any NaN, padding ignored), or -1.
 opf_count_t first_difference(int kernel_type, const void *a, const void *b, opf_count_t n);

@@ -254,4 +254,126 @@ struct OpNoOp {
     template <class T> OPF_HD static T apply(T, T b) { return b; }
 };
 
+// ---- n-ary reductions, AVG, PreMulSum ---------------------------------------
+// opf_reduce_local_n folds its k inputs left to right: acc = x0, then
+// acc = apply(acc, xj) (acc is the left operand, as the 3-buffer chain's in1).
+// Three definitions are not that fold, and are written here once, as an
+// accumulator each: first(x0), add(acc, xj), result(acc, k).
+//
+// Types computed in float (the Narrow types: float16, bfloat16 and any type
+// declared Narrow later, with its to_float / narrow<T>) have two modes:
+// Chain rounds to the type at each step, as the 3-buffer chain does; Once
+// (OPF_ROUND_ONCE) keeps the sum in float and rounds to the type once, at
+// the end. Every other type computes the same in both modes.
+enum class Rounding { Chain, Once };
+
+template <class T, Rounding M> inline constexpr bool sums_in_float = M == Rounding::Once && Narrow<T>;
+
+// The accumulators take k (the number of inputs) at every step: the wide
+// integer mean divides each input by it.
+// SUM: the fold of OpSum, or (Once, Narrow) the float sum rounded once.
+template <class T, Rounding M> struct SumAcc {
+    using Acc = std::conditional_t<sums_in_float<T, M>, float, T>;
+    OPF_HD static Acc first(T x, int)
+    {
+        if constexpr (sums_in_float<T, M>) return to_float(x);
+        else return x;
+    }
+    OPF_HD static Acc add(Acc a, T x, int)
+    {
+        if constexpr (sums_in_float<T, M>) return a + to_float(x);
+        else return OpSum::apply(a, x);
+    }
+    OPF_HD static T result(Acc a, int)
+    {
+        if constexpr (sums_in_float<T, M>) return narrow<T>(a);
+        else return a;
+    }
+};
+
+// AVG of k values. Floating and complex: the SUM above, then divided by k
+// in the accumulator's type (Narrow: the float of the sum divided by k,
+// rounded to the type; Once: the float sum divided by k, rounded once).
+// Integers: the exact mean rounded toward zero, without overflow whatever
+// k (up to OPF_REDUCE_N_MAX) and the values: up to 32 bits the exact sum in
+// int64_t; wider, each x = q*k + r with 0 <= r < k (floor division), the q
+// summed modulo 2^bits (the true floor of the mean fits the type, so the
+// wrapped sum lands on it) and the r exactly, then floor(mean) = sum q +
+// sum r / k, moved toward zero when negative and inexact. On the 2- and 3-
+// buffer calls AVG is the mean of two: k = 2.
+template <class T, Rounding M> struct MeanAcc : SumAcc<T, M> {
+    using Acc = typename SumAcc<T, M>::Acc;
+    OPF_HD static T result(Acc a, int k)
+    {
+        if constexpr (sums_in_float<T, M>) return narrow<T>(a / float(k));
+        else if constexpr (Narrow<T>) return narrow<T>(to_float(a) / float(k));
+        else if constexpr (is_complex<T>) {
+            using R = decltype(a.re);
+            return {a.re / R(k), a.im / R(k)};
+        } else return a / T(k);
+    }
+};
+template <Integer T, Rounding M> requires(sizeof(T) <= 4) struct MeanAcc<T, M> {
+    using Acc = int64_t;
+    OPF_HD static Acc first(T x, int) { return Acc(x); }
+    OPF_HD static Acc add(Acc a, T x, int) { return a + Acc(x); }
+    OPF_HD static T result(Acc a, int k) { return T(a / k); }   // C division: toward zero
+};
+template <Integer T, Rounding M> requires(sizeof(T) > 4) struct MeanAcc<T, M> {
+    using W = WrapType<T>;
+    struct Acc { W q; int64_t r; };
+    OPF_HD static Acc first(T x, int k)
+    {
+        T q = T(x / T(k)), r = T(x % T(k));   // floor division: remainder in [0, k)
+        if constexpr (T(-1) < T(0))
+            if (r < 0) { q = T(q - 1); r = T(r + T(k)); }
+        return {W(q), int64_t(r)};
+    }
+    OPF_HD static Acc add(Acc a, T x, int k)
+    {
+        const Acc b = first(x, k);
+        return {W(a.q + b.q), a.r + b.r};
+    }
+    OPF_HD static T result(Acc a, int k)
+    {
+        T mean = T(W(a.q + W(a.r / k)));               // the floor of the exact mean
+        if constexpr (T(-1) < T(0))                     // signed: toward zero
+            if (mean < 0 && a.r % k != 0) mean = T(mean + 1);
+        return mean;
+    }
+};
+
+struct OpAvg {
+    template <class T> static constexpr bool defined = Arithmetic<T>;
+    template <class T> OPF_HD static T apply(T a, T b)
+    {
+        using A = MeanAcc<T, Rounding::Chain>;
+        return A::result(A::add(A::first(a, 2), b, 2), 2);
+    }
+};
+
+// PreMulSum(s): s * x0 + s * x1 + ...: each product as OpProd gives it
+// (rounded to the type; integers wrap; complex without FMA), the products
+// summed left to right as SUM. Once (Narrow): products and sum in float
+// (a product of two narrow values is exact in float), rounded once.
+template <class T, Rounding M> struct PremulAcc {
+    using Acc = std::conditional_t<sums_in_float<T, M>, float, T>;
+    OPF_HD static Acc product(T s, T x)
+    {
+        if constexpr (sums_in_float<T, M>) return to_float(s) * to_float(x);
+        else return OpProd::apply(s, x);
+    }
+    OPF_HD static Acc first(T s, T x) { return product(s, x); }
+    OPF_HD static Acc add(Acc a, T s, T x)
+    {
+        if constexpr (sums_in_float<T, M>) return a + product(s, x);
+        else return OpSum::apply(a, product(s, x));
+    }
+    OPF_HD static T result(Acc a)
+    {
+        if constexpr (sums_in_float<T, M>) return narrow<T>(a);
+        else return a;
+    }
+};
+
 } // namespace opf::base

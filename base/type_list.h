@@ -43,12 +43,12 @@ inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
 // Indexed by OPF_OPID_*.
 using Ops = TypeList<
     OpNull, OpMax, OpMin, OpSum, OpProd, OpLand, OpBand, OpLor, OpBor,
-    OpLxor, OpBxor, OpMaxloc, OpMinloc, OpReplace, OpNoOp>;
+    OpLxor, OpBxor, OpMaxloc, OpMinloc, OpReplace, OpNoOp, OpAvg>;
 static_assert(Ops::size == OPF_OPID_COUNT, "Ops must follow the OPF_OPID_* enum");
 
 inline constexpr const char *op_names[OPF_OPID_COUNT] = {
     "OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR", "BOR",
-    "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
+    "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP", "AVG"};
 
 // Whether a kernel type is usable on this build (binary128 / int128 exist).
 template <class T> inline constexpr bool is_supported =

@@ -50,7 +50,16 @@ struct Tiers {
     std::vector<Offer<opf_device_kernel3_fn>> device3;
     std::vector<Offer<opf_stream_kernel2_fn>> stream2;
     std::vector<Offer<opf_stream_kernel3_fn>> stream3;
+    std::vector<Offer<opf_kernel_n_fn>> nary[base::kNaryForms];
 };
+
+// The n-ary forms of a candidate, by base::NaryForm.
+using NaryField = opf_kernel_n_fn *SlotCandidate::*;
+using NaryFailed = bool SlotCandidate::*;
+constexpr NaryField nary_field[base::kNaryForms] = {&SlotCandidate::fn_n, &SlotCandidate::fn_n_once,
+                                                    &SlotCandidate::fn_premul, &SlotCandidate::fn_premul_once};
+constexpr NaryFailed nary_failed[base::kNaryForms] = {&SlotCandidate::failed_n, &SlotCandidate::failed_n_once,
+                                                      &SlotCandidate::failed_premul, &SlotCandidate::failed_premul_once};
 
 // The offers on one memory kind, per slot.
 struct KindOffers {
@@ -441,6 +450,37 @@ bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std
     return true;
 }
 
+// An n-ary form against the base's: k = 1, 2, 3 and 5 inputs (the last two
+// with out one of them), random data and scalar.
+bool passes_selftest_n(int op_id, int kt, const SlotCandidate &cand, int form, std::mt19937_64 &rng)
+{
+    opf_kernel_n_fn *ref = base::nary_kernels(op_id, kt).fn[form], *fn = cand.*nary_field[form];
+    const std::size_t ext = std::size_t(base::kernel_type_extent(kt));
+    const opf_count_t n = std::clamp<opf_count_t>(cand.min_count, 1, opf_count_t(1) << 20) + 37;   // as passes_selftest
+    std::vector<unsigned char> scalar(ext);
+    fill_random(scalar, rng);
+    for (int k : {1, 2, 3, 5}) {
+        std::vector<std::vector<unsigned char>> a(std::size_t(k), std::vector<unsigned char>(n * ext)), b;
+        for (auto &x : a) fill_random(x, rng);
+        b = a;
+        std::vector<const void *> pa, pb;
+        for (int j = 0; j < k; ++j) pa.push_back(a[std::size_t(j)].data()), pb.push_back(b[std::size_t(j)].data());
+        std::vector<unsigned char> expect(n * ext, 0), got(n * ext, 0);
+        const bool in_place = k >= 3;   // out is the last input
+        ref(pa.data(), k, in_place ? a.back().data() : expect.data(), n, scalar.data());
+        fn(pb.data(), k, in_place ? b.back().data() : got.data(), n, scalar.data());
+        const opf_count_t bad = in_place ? base::first_difference(kt, a.back().data(), b.back().data(), n)
+                                         : base::first_difference(kt, expect.data(), got.data(), n);
+        if (bad >= 0) {
+            warn("self-test: %s %s host %s kernel (k = %d) of component %s differs from the base at element %lld of "
+                 "%lld; dropped", base::op_name(op_id), base::kernel_type_name(kt), base::nary_form_name(form), k,
+                 repo.components[cand.component].name.c_str(), (long long)bad, (long long)n);
+            return false;
+        }
+    }
+    return true;
+}
+
 void run_selftests()
 {
     std::mt19937_64 rng(0x5eed0f0bULL);
@@ -449,6 +489,9 @@ void run_selftests()
             for (SlotCandidate &c : repo.offers[OPF_MEM_HOST]->candidates[op][kt]) {
                 if (c.fn2) c.selftest_failed2 = !passes_selftest(op, kt, c, 2, rng);
                 if (c.fn3) c.selftest_failed3 = !passes_selftest(op, kt, c, 3, rng);
+                for (int f = 0; f < base::kNaryForms; ++f)
+                    if (c.*nary_field[f] && base::nary_kernels(op, kt).fn[f])
+                        c.*nary_failed[f] = !passes_selftest_n(op, kt, c, f, rng);
             }
 }
 
@@ -528,6 +571,9 @@ void select_all()
             HostSlot &h = host_table.slot[op][kt];
             install(h.two, host_tiers.two, op, OPF_MEM_HOST, kt, base_kernels.fn2, &C::fn2, &C::selftest_failed2);
             install(h.three, host_tiers.three, op, OPF_MEM_HOST, kt, base_kernels.fn3, &C::fn3, &C::selftest_failed3);
+            for (int f = 0; f < base::kNaryForms; ++f)   // a form the base lacks here is no slot: its offers are ignored
+                if (opf_kernel_n_fn *base_fn = base::nary_kernels(op, kt).fn[f])
+                    install(h.nary[f], host_tiers.nary[f], op, OPF_MEM_HOST, kt, base_fn, nary_field[f], nary_failed[f]);
             for (int mem = 1; mem < memory_kind_count(); ++mem) {
                 Tiers &t = repo.offers[std::size_t(mem)]->tiers[op][kt];
                 DeviceSlot &d = device_tables[std::size_t(mem - 1)].slot[op][kt];
@@ -548,9 +594,9 @@ void select_all()
 // Why an offer cannot be taken, or "" when it can.
 std::string offer_problem(const ModuleRecord &m, const opf_offer_t &o)
 {
-    if (o.struct_size < sizeof(opf_offer_t))
+    if (o.struct_size < OPF_OFFER_SIZE_V2)
         return "struct_size " + std::to_string(o.struct_size) + " is smaller than an ABI-2 offer (" +
-               std::to_string(sizeof(opf_offer_t)) + " bytes): set it to sizeof(opf_offer_t)";
+               std::to_string(OPF_OFFER_SIZE_V2) + " bytes): set it to sizeof(opf_offer_t)";
     if (o.kernel_type < 0 || o.kernel_type >= OPF_KT_COUNT)
         return "kernel type " + std::to_string(o.kernel_type) + " is unknown to this framework (it knows 0.." +
                std::to_string(OPF_KT_COUNT - 1) + ")";
@@ -559,12 +605,19 @@ std::string offer_problem(const ModuleRecord &m, const opf_offer_t &o)
                   repo.memory_kinds[std::size_t(o.memory_kind - 1)].component != m.component))
         return "memory kind " + std::to_string(o.memory_kind) + " is neither host memory nor one this component registered";
     if (o.min_count < 0) return "min_count " + std::to_string(o.min_count) + " is negative";
+    if (!host && (o.kernel_n || o.kernel_n_once || o.premul_n || o.premul_n_once))
+        return "n-ary kernels offered on device memory kind \"" + std::string(memory_kind_name(o.memory_kind)) +
+               "\" (n-ary kernels serve host memory)";
+    if ((o.premul_n || o.premul_n_once) && m.module.op_id != OPF_OPID_SUM)
+        return "PreMulSum kernels offered in the module of an op other than SUM";
     if (host && (o.device2 || o.device3 || o.stream2 || o.stream3))
         return "device or stream kernels offered on host memory (host memory takes kernel2 / kernel3)";
     if (!host && (o.kernel2 || o.kernel3))
         return "host kernels offered on device memory kind \"" + std::string(memory_kind_name(o.memory_kind)) +
                "\" (device memory takes device2 / device3 / stream2 / stream3: kernels that return an OPF_* code)";
-    if (!(o.kernel2 || o.kernel3 || o.device2 || o.device3 || o.stream2 || o.stream3)) return "no kernel in the offer";
+    if (!(o.kernel2 || o.kernel3 || o.device2 || o.device3 || o.stream2 || o.stream3 || o.kernel_n || o.kernel_n_once ||
+          o.premul_n || o.premul_n_once))
+        return "no kernel in the offer";
     return "";
 }
 
@@ -864,6 +917,11 @@ try {
         if (rc.offers_refused++ == 0) rc.first_refusal = std::string(op) + ": " + why;
         return OPF_ERR_ARG;
     };
+    // The fields the component knows (struct_size): an offer built before the
+    // n-ary forms were appended has none of them.
+    opf_offer_t known{};
+    std::memcpy(&known, offer, std::min(sizeof known, std::max(offer->struct_size, sizeof offer->struct_size)));
+    offer = &known;
     if (const std::string problem = offer_problem(*m, *offer); !problem.empty()) {
         warn("component %s: offer for %s refused: %s", c.name.c_str(), op, problem.c_str());
         return refuse(problem);
@@ -874,9 +932,13 @@ try {
                 base::kernel_type_name(kt));
         return refuse(std::string(base::kernel_type_name(kt)) + " is not a slot of " + op);
     }
-    repo.pending.push_back({offer->memory_kind, kt,
-                            {m->component, nullptr, offer->priority, offer->min_count, offer->kernel2, offer->kernel3,
-                             offer->device2, offer->device3, offer->stream2, offer->stream3}});
+    SlotCandidate cand{m->component, nullptr, offer->priority, offer->min_count, offer->kernel2, offer->kernel3,
+                       offer->device2, offer->device3, offer->stream2, offer->stream3};
+    cand.fn_n = offer->kernel_n;
+    cand.fn_n_once = offer->kernel_n_once;
+    cand.fn_premul = offer->premul_n;
+    cand.fn_premul_once = offer->premul_n_once;
+    repo.pending.push_back({offer->memory_kind, kt, cand});
     return OPF_SUCCESS;
 } catch (...) {
     return fail_exception("opf_module_offer");

@@ -53,6 +53,9 @@ struct SlotCandidate {
     opf_stream_kernel3_fn *stream3;
     bool selftest_failed2 = false, selftest_failed3 = false;
     bool never_failed = false;   // device kernels are not self-tested (device memory)
+    // n-ary forms (host memory), by base::NaryForm, each self-tested apart
+    opf_kernel_n_fn *fn_n = nullptr, *fn_n_once = nullptr, *fn_premul = nullptr, *fn_premul_once = nullptr;
+    bool failed_n = false, failed_n_once = false, failed_premul = false, failed_premul_once = false;
 
     // Whether it offers a synchronous kernel for nbuf buffers (2 or 3).
     bool offers(int nbuf) const { return nbuf == 2 ? fn2 || device2 : fn3 || device3; }

@@ -24,7 +24,7 @@ constexpr uint32_t ops_of(TypeGroup g)
 {
     constexpr uint32_t any = op_bit(OPF_OPID_REPLACE) | op_bit(OPF_OPID_NO_OP);
     constexpr uint32_t order = op_bit(OPF_OPID_MAX) | op_bit(OPF_OPID_MIN);
-    constexpr uint32_t arith = op_bit(OPF_OPID_SUM) | op_bit(OPF_OPID_PROD);
+    constexpr uint32_t arith = op_bit(OPF_OPID_SUM) | op_bit(OPF_OPID_PROD) | op_bit(OPF_OPID_AVG);
     constexpr uint32_t logic = op_bit(OPF_OPID_LAND) | op_bit(OPF_OPID_LOR) | op_bit(OPF_OPID_LXOR);
     constexpr uint32_t bits = op_bit(OPF_OPID_BAND) | op_bit(OPF_OPID_BOR) | op_bit(OPF_OPID_BXOR);
     constexpr uint32_t loc = op_bit(OPF_OPID_MAXLOC) | op_bit(OPF_OPID_MINLOC);

@@ -104,6 +104,53 @@ try {
     return fail_exception("opf_slot_kernels");
 }
 
+OPF_API int opf_slot_kernel_n(int op_id, int kt, int form, const char *provider, opf_count_t count, opf_kernel_n_fn **fn)
+try {
+    static_assert(int(OPF_FORM_COUNT) == int(base::kNaryForms), "introspect.h's forms are base::NaryForm");
+    if (!fn) return fail(OPF_ERR_ARG, "opf_slot_kernel_n: NULL output pointer");
+    *fn = nullptr;
+    if (!valid_slot(op_id, kt) || form < 0 || form >= OPF_FORM_COUNT || !base::nary_kernels(op_id, kt).fn[form])
+        return fail(OPF_ERR_OP, "opf_slot_kernel_n: no slot (op %d, kernel type %d, form %d)", op_id, kt, form);
+    if (int rc = ensure_initialized()) return rc;
+    if (!provider) {
+        *fn = host_table.slot[op_id][kt].nary[form].pick(count);
+        return OPF_SUCCESS;
+    }
+    if (std::strcmp(provider, "base") == 0) {
+        *fn = base::nary_kernels(op_id, kt).fn[form];
+        return OPF_SUCCESS;
+    }
+    using Field = opf_kernel_n_fn *SlotCandidate::*;
+    constexpr Field fields[OPF_FORM_COUNT] = {&SlotCandidate::fn_n, &SlotCandidate::fn_n_once, &SlotCandidate::fn_premul,
+                                              &SlotCandidate::fn_premul_once};
+    const SlotCandidate *pick = nullptr;   // as opf_slot_kernels: the largest min_count <= count, else the first tier
+    for (const SlotCandidate &c : slot_candidates(op_id, OPF_MEM_HOST, kt)) {
+        if (components()[c.component].name != provider || !(c.*fields[form])) continue;
+        if (!pick || (c.min_count <= count ? pick->min_count > count || c.min_count > pick->min_count
+                                           : pick->min_count > count && c.min_count < pick->min_count))
+            pick = &c;
+    }
+    if (pick) {
+        *fn = pick->*fields[form];
+        return OPF_SUCCESS;
+    }
+    return fail(OPF_ERR_ARG, "opf_slot_kernel_n: provider \"%s\" offers no %s kernel for %s %s", provider,
+                base::nary_form_name(form), base::op_name(op_id), base::kernel_type_name(kt));
+} catch (...) {
+    return fail_exception("opf_slot_kernel_n");
+}
+
+OPF_API const char *opf_slot_provider_n(int op_id, int kt, int form, opf_count_t count)
+try {
+    if (!valid_slot(op_id, kt) || form < 0 || form >= OPF_FORM_COUNT || !base::nary_kernels(op_id, kt).fn[form] ||
+        ensure_initialized())
+        return nullptr;
+    return host_table.slot[op_id][kt].nary[form].offer_for(count).provider;
+} catch (...) {
+    fail_exception("opf_slot_provider_n");
+    return nullptr;
+}
+
 OPF_API const char *opf_slot_provider_mem(int op_id, int kt, int mem, int nbuf, opf_count_t count)
 try {
     if (!valid_slot(op_id, kt) || (nbuf != 2 && nbuf != 3) || ensure_initialized() || mem < 0 ||

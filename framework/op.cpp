@@ -1,9 +1,11 @@
 // op.cpp — the mixed kernel table and the user-op API.
 #include "framework/op.h"
 
+#include <cstring>
 #include <memory>
 
 #include "base/kernels.h"
+#include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/handles.h"
 #include "framework/runtime.h"
@@ -22,6 +24,10 @@ void load_base_table()
             HostSlot &s = host_table.slot[op][kt];
             s.two = {{k.fn2, k.fn2 ? "base" : nullptr, 0}, nullptr, 0};
             s.three = {{k.fn3, k.fn3 ? "base" : nullptr, 0}, nullptr, 0};
+            for (int f = 0; f < base::kNaryForms; ++f) {
+                opf_kernel_n_fn *fn = base::nary_kernels(op, kt).fn[f];
+                s.nary[f] = {{fn, fn ? "base" : nullptr, 0}, nullptr, 0};
+            }
         }
 }
 
@@ -48,6 +54,31 @@ int create(opf_user_function *fn, opf_user_function_c *fn_c, int commute, opf_op
 }
 } // namespace
 
+// A PreMulSum op: a user op without callback, holding its kernel type and scalar.
+static int create_premul(const void *scalar, opf_datatype_t datatype, opf_op_t *op)
+{
+    const char *function = "opf_op_create_premul";
+    if (!op) return fail(OPF_ERR_ARG, "%s: op is NULL", function);
+    if (int rc = ensure_initialized()) return rc;
+    const TypeUse use(datatype);
+    const Datatype *t = use.get();
+    if (!t || datatype == OPF_DATATYPE_NULL) return fail(OPF_ERR_TYPE, "%s: the datatype is null, freed or invalid", function);
+    if (!usable_ops(*t)) return fail(OPF_ERR_TYPE, "%s: the datatype %s is not committed or not supported by this build",
+                                     function, opf_type_name(datatype));
+    const int kt = t->kernel_type;
+    if (kt < 0 || !(t->valid_ops & op_bit(OPF_OPID_SUM)) || !base::nary_kernels(OPF_OPID_SUM, kt).fn[base::kPremul])
+        return fail(OPF_ERR_TYPE, "%s: PreMulSum needs an arithmetic datatype (integer, floating or complex); %s is not",
+                    function, opf_type_name(datatype));
+    if (!scalar) return fail(OPF_ERR_ARG, "%s: scalar is NULL", function);
+    auto u = std::make_unique<UserOp>();
+    u->premul_kt = kt;
+    std::memcpy(u->scalar, scalar, std::size_t(base::kernel_type_data_size(kt)));
+    const uintptr_t h = user_ops().insert(std::move(u));
+    if (!h) return fail(OPF_ERR_NO_MEM, "%s: no memory for a new op", function);
+    *op = reinterpret_cast<opf_op_t>(h);
+    return OPF_SUCCESS;
+}
+
 const UserOp *find_user_op(opf_op_t op) { return user_ops().lookup(reinterpret_cast<uintptr_t>(op)); }
 const UserOp *begin_user_op_use(opf_op_t op) { return user_ops().begin_use(reinterpret_cast<uintptr_t>(op)); }
 void end_user_op_use(opf_op_t op) { user_ops().end_use(reinterpret_cast<uintptr_t>(op)); }
@@ -63,6 +94,13 @@ try {
     return create(function, nullptr, commute, op, "opf_op_create");
 } catch (...) {
     return fail_exception("opf_op_create");
+}
+
+OPF_API int opf_op_create_premul(const void *scalar, opf_datatype_t datatype, opf_op_t *op)
+try {
+    return create_premul(scalar, datatype, op);
+} catch (...) {
+    return fail_exception("opf_op_create_premul");
 }
 
 OPF_API int opf_op_create_c(opf_user_function_c *function, int commute, opf_op_t *op)
@@ -107,5 +145,7 @@ OPF_API const char *opf_op_name(opf_op_t op)
 {
     if (op == OPF_OP_NULL) return "OP_NULL";
     if (int id = predefined_op_id(op)) return base::op_name(id);
-    return find_user_op(op) ? "user" : nullptr;   // the handle's liveness only: the op is not read
+    const UserOpUse u(op);
+    if (!u.get()) return nullptr;
+    return u.get()->premul_kt >= 0 ? "PREMUL_SUM" : "user";
 }

@@ -43,6 +43,10 @@ template <class Fn> struct SlotHalf {
 struct HostSlot {
     SlotHalf<opf_kernel2_fn> two;
     SlotHalf<opf_kernel3_fn> three;
+    // opf_reduce_local_n's kernels, by base::NaryForm (a form the base has
+    // not for this slot stays empty: kNOnce where it equals kN, the premul
+    // forms outside SUM's row).
+    SlotHalf<opf_kernel_n_fn> nary[4];
 };
 
 // A slot of a device memory kind: synchronous kernels that may fail, and
@@ -92,6 +96,10 @@ struct UserOp {
     opf_user_function *fn = nullptr;
     opf_user_function_c *fn_c = nullptr;
     bool commutative = true;
+    // A PreMulSum op (opf_op_create_premul): no callback; the kernel type it
+    // reduces and its scalar, one element of that type.
+    int premul_kt = -1;
+    alignas(16) unsigned char scalar[32] = {};
 };
 
 // A predefined op id (1 .. OPF_OPID_COUNT-1), or 0 when `op` is not predefined.

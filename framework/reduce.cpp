@@ -355,6 +355,12 @@ int call_user3(const UserOp &u, const Bytes *in1, const Bytes *in2, Bytes *out, 
     return OPF_SUCCESS;
 }
 
+} // namespace
+// PreMulSum on opf_reduce_local / opf_reduce_local3 (defined with the n-ary calls below).
+int premul_2_3(const char *function, const UserOp &u, const void *in1, const void *in2, void *out, opf_count_t count,
+               opf_op_t op, opf_datatype_t datatype, const Datatype &t);
+namespace {
+
 // ---- the short path -------------------------------------------------------
 // A predefined op on a predefined type in host memory: everything such a call
 // needs was decided at init and sits in one row per (op, type), so the call
@@ -419,6 +425,8 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                                       opf_op_t op)
 {
     return with_call("opf_reduce_local", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        if (user && user->premul_kt >= 0 && user->premul_kt != t.kernel_type && t.size) [[unlikely]]
+            return premul_2_3("opf_reduce_local", *user, inbuf, inoutbuf, inoutbuf, count, op, datatype, t);   // refused: mismatch
         if (count == 0) return OPF_SUCCESS;
         if (!inbuf || !inoutbuf) [[unlikely]]
             return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "%s is NULL with count %lld",
@@ -436,6 +444,8 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                 return apply_device("opf_reduce_local", op, datatype, c, mem, in, nullptr, inout, count);
             }
         }
+        if (user && user->premul_kt >= 0) [[unlikely]]
+            return premul_2_3("opf_reduce_local", *user, in, inout, inout, count, op, datatype, t);
         if (user) [[unlikely]]
             call_user(*user, in, inout, count, datatype, t);
         else
@@ -449,6 +459,8 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                                       opf_datatype_t datatype, opf_op_t op)
 {
     return with_call("opf_reduce_local3", op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) __attribute__((always_inline)) -> int {
+        if (user && user->premul_kt >= 0 && user->premul_kt != t.kernel_type && t.size) [[unlikely]]
+            return premul_2_3("opf_reduce_local3", *user, in1, in2, out, count, op, datatype, t);   // refused: mismatch
         if (count == 0) return OPF_SUCCESS;
         if (!in1 || !in2 || !out) [[unlikely]]
             return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "%s is NULL with count %lld",
@@ -467,6 +479,8 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                 return apply_device("opf_reduce_local3", op, datatype, c, mem, a, b, o, count);
             }
         }
+        if (user && user->premul_kt >= 0) [[unlikely]]
+            return premul_2_3("opf_reduce_local3", *user, a, b, o, count, op, datatype, t);
         if (user) [[unlikely]]
             return call_user3(*user, a, b, o, count, op, datatype, t);
         apply3(op_id, a, b, o, count, t);
@@ -624,4 +638,191 @@ try {
     });
 } catch (...) {
     return fail_exception("opf_reduce_local3_stream");
+}
+
+// ---- n-ary reductions (opf_reduce_local_n) -----------------------------------
+
+namespace opf {
+namespace {
+
+// Every op's n-ary result is the left-to-right chain of its 3-buffer calls,
+// but AVG's (the sum divided by k) and PreMulSum's (a user op of its own).
+inline bool chains(int op_id) { return op_id != OPF_OPID_AVG; }
+
+// What one n-ary call runs: the op's row (SUM's for PreMulSum), the form
+// (base::NaryForm), the PreMulSum scalar, and whether dst is one of the
+// inputs after the first two (then composing 3-buffer calls into dst would
+// overwrite an input before it is read).
+struct NaryCall {
+    int op_id, form;
+    const void *scalar;
+    bool dst_read_late;
+};
+
+// One contiguous run of n elements of kernel type kt: the slot's n-ary
+// kernel; where a component serves the 3-buffer slot and no component the
+// n-ary form (a component built before n-ary kernels), that component's
+// 3-buffer kernel composed left to right; misaligned, the base.
+void run_nary(const NaryCall &c, int kt, const Bytes *const src[], int k, Bytes *dst, opf_count_t n)
+{
+    uintptr_t addresses = uintptr_t(dst);
+    for (int j = 0; j < k; ++j) addresses |= uintptr_t(src[j]);
+    if (misaligned(uintptr_t(base::kernel_type_alignment(kt)), addresses)) [[unlikely]]
+        return base::nary_kernels(c.op_id, kt).fn[c.form](reinterpret_cast<const void *const *>(src), k, dst, n, c.scalar);
+    const HostSlot &s = slot(c.op_id, kt);
+    const Offer<opf_kernel_n_fn> &nary = s.nary[c.form].offer_for(n);
+    if (c.form == base::kN && chains(c.op_id) && k >= 2 && !c.dst_read_late && std::strcmp(nary.provider, "base") == 0) {
+        const Offer<opf_kernel3_fn> &three = s.three.offer_for(n);
+        if (std::strcmp(three.provider, "base") != 0) {
+            three.fn(src[0], src[1], dst, n);
+            for (int j = 2; j < k; ++j) three.fn(dst, src[j], dst, n);
+            return;
+        }
+    }
+    nary.fn(reinterpret_cast<const void *const *>(src), k, dst, n, c.scalar);
+}
+
+// A predefined op or PreMulSum on any datatype: one run when dense, else one
+// per leaf of each item.
+void apply_n(const NaryCall &c, const Bytes *const src[], int k, Bytes *dst, opf_count_t count, const Datatype &t)
+{
+    if (t.size == 0) return;
+    if (t.dense) [[likely]] return run_nary(c, t.kernel_type, src, k, dst, count * t.basic_per_item);
+    const Bytes *at_src[OPF_REDUCE_N_MAX];
+    auto leaf = [&](opf_aint_t at, int kt, opf_count_t n) {
+        for (int j = 0; j < k; ++j) at_src[j] = src[j] + at;
+        run_nary(c, kt, at_src, k, dst + at, n);
+    };
+    for (opf_count_t i = 0; i < count; ++i) for_each_leaf(*t.segments, uint64_t(i) * uint64_t(t.extent), leaf);
+}
+
+// A user op: the chain of 3-buffer calls, into a scratch copy of the items'
+// span when dst is read late (then copied to dst, data bytes only).
+int call_user_n(const UserOp &u, const Bytes *const src[], int k, Bytes *dst, opf_count_t count, opf_op_t op,
+                opf_datatype_t datatype, const Datatype &t, bool dst_read_late)
+{
+    const char *function = "opf_reduce_local_n";
+    if (t.size == 0) return OPF_SUCCESS;
+    if (k == 1) {
+        apply2(OPF_OPID_REPLACE, src[0], dst, count, t);
+        return OPF_SUCCESS;
+    }
+    Bytes *out = dst, *scratch = nullptr;
+    if (dst_read_late) {
+        const opf_aint_t item_lo = std::min(t.true_lb, t.lb), item_hi = std::max(t.true_ub, t.lb + t.extent);
+        const opf_aint_t span_lo = item_lo + std::min<opf_aint_t>(0, (count - 1) * t.extent);
+        const opf_aint_t span_hi = item_hi + std::max<opf_aint_t>(0, (count - 1) * t.extent);
+        scratch = static_cast<Bytes *>(std::malloc(std::size_t(span_hi - span_lo)));
+        if (!scratch)
+            return fail_call(OPF_ERR_NO_MEM, function, op, datatype,
+                             "no memory for a scratch buffer (%lld bytes) while dst is one of srcs[2..]",
+                             (long long)(span_hi - span_lo));
+        out = scratch - span_lo;
+    }
+    int rc = call_user3(u, src[0], src[1], out, count, op, datatype, t);
+    for (int j = 2; j < k && rc == OPF_SUCCESS; ++j) rc = call_user3(u, out, src[j], out, count, op, datatype, t);
+    if (scratch) {
+        if (rc == OPF_SUCCESS) apply2(OPF_OPID_REPLACE, out, dst, count, t);
+        std::free(scratch);
+    }
+    return rc;
+}
+
+// A PreMulSum op reduces the basic type it was created for only.
+[[gnu::cold]] int premul_type_mismatch(const char *function, opf_op_t op, opf_datatype_t datatype, const UserOp &u,
+                                       const Datatype &t)
+{
+    if (t.kernel_type == u.premul_kt || t.size == 0) return OPF_SUCCESS;
+    return fail_call(OPF_ERR_OP, function, op, datatype, "this PreMulSum op was created for %s elements; the datatype's are %s",
+                     base::kernel_type_name(u.premul_kt),
+                     t.kernel_type < 0 ? "of several types" : base::kernel_type_name(t.kernel_type));
+}
+
+int reduce_n(const char *function, const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+             opf_datatype_t datatype, opf_op_t op, int mode)
+{
+    return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
+        if (mode != OPF_ROUND_CHAIN && mode != OPF_ROUND_ONCE)
+            return fail_call(OPF_ERR_ARG, function, op, datatype,
+                             "mode %d is neither OPF_ROUND_CHAIN (0) nor OPF_ROUND_ONCE (1)", mode);
+        if (nsrc < 1 || nsrc > OPF_REDUCE_N_MAX)
+            return fail_call(OPF_ERR_ARG, function, op, datatype, "nsrc %d is outside 1 .. OPF_REDUCE_N_MAX (%d)", nsrc,
+                             OPF_REDUCE_N_MAX);
+        const bool premul = user && user->premul_kt >= 0;
+        if (premul)
+            if (int rc = premul_type_mismatch(function, op, datatype, *user, t)) return rc;
+        if (count == 0) return OPF_SUCCESS;
+        if (!srcs) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs is NULL with count %lld", (long long)count);
+        for (int j = 0; j < nsrc; ++j)
+            if (!srcs[j])
+                return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs[%d] is NULL with count %lld", j,
+                                 (long long)count);
+        if (!dst) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "dst is NULL with count %lld", (long long)count);
+        auto src = reinterpret_cast<const Bytes *const *>(srcs);
+        auto out = static_cast<Bytes *>(dst);
+        bool dst_read_late = false;
+        for (int j = 2; j < nsrc; ++j) dst_read_late |= src[j] == out;
+        if (have_memory_claims) [[unlikely]] {
+            int mem = memory_kind_of(dst);
+            for (int j = 0; j < nsrc; ++j) {
+                const int kind = memory_kind_of(srcs[j]);
+                if (kind == OPF_MEM_HOST || kind == mem) continue;
+                if (mem != OPF_MEM_HOST)
+                    return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                                     "the buffers live in two different kinds of device memory");
+                mem = kind;
+            }
+            if (mem != OPF_MEM_HOST) {
+                // Device memory: the chain of 3-buffer device calls (no n-ary device kernels yet).
+                if (user || !chains(op_id) || nsrc < 2 || dst_read_late)
+                    return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                                     "on %s memory n-ary calls take a predefined op other than AVG, two inputs or "
+                                     "more, and dst not among srcs[2..]", memory_kind_name(mem));
+                const Call c{op_id, user, &t};
+                if (int rc = check_device_slot(function, op, datatype, c, mem, 3)) return rc;
+                int rc = apply_device(function, op, datatype, c, mem, src[0], src[1], out, count);
+                for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j)
+                    rc = apply_device(function, op, datatype, c, mem, out, src[j], out, count);
+                return rc;
+            }
+        }
+        if (user && !premul) return call_user_n(*user, src, nsrc, out, count, op, datatype, t, dst_read_late);
+        const bool once = mode == OPF_ROUND_ONCE;
+        NaryCall c{premul ? OPF_OPID_SUM : op_id, premul ? base::kPremul : base::kN, premul ? user->scalar : nullptr,
+                   dst_read_late};
+        // Round-once differs from the chain only where the base has a kernel for it.
+        if (once && t.kernel_type >= 0 && base::nary_kernels(c.op_id, t.kernel_type).fn[c.form + 1]) c.form += 1;
+        apply_n(c, src, nsrc, out, count, t);
+        return OPF_SUCCESS;
+    });
+}
+
+} // namespace
+
+// PreMulSum on the 2- and 3-buffer calls: the n-ary kernel with k = 2.
+int premul_2_3(const char *function, const UserOp &u, const void *in1, const void *in2, void *out, opf_count_t count,
+               opf_op_t op, opf_datatype_t datatype, const Datatype &t)
+{
+    if (int rc = premul_type_mismatch(function, op, datatype, u, t)) return rc;
+    const Bytes *src[2] = {static_cast<const Bytes *>(in1), static_cast<const Bytes *>(in2)};
+    apply_n({OPF_OPID_SUM, base::kPremul, u.scalar, false}, src, 2, static_cast<Bytes *>(out), count, t);
+    return OPF_SUCCESS;
+}
+
+} // namespace opf
+
+OPF_API int opf_reduce_local_n(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                               opf_datatype_t datatype, opf_op_t op)
+try {
+    return reduce_n("opf_reduce_local_n", srcs, nsrc, dst, count, datatype, op, OPF_ROUND_CHAIN);
+} catch (...) {
+    return fail_exception("opf_reduce_local_n");
+}
+
+OPF_API int opf_reduce_local_n_mode(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                    opf_datatype_t datatype, opf_op_t op, int mode)
+try {
+    return reduce_n("opf_reduce_local_n_mode", srcs, nsrc, dst, count, datatype, op, mode);
+} catch (...) {
+    return fail_exception("opf_reduce_local_n_mode");
 }

@@ -90,7 +90,7 @@ static int op_valid(int op, int g)
     switch (op) {
     case OPF_OPID_MAX: case OPF_OPID_MIN:
         return g == G_CINT || g == G_FINT || g == G_FLOAT;
-    case OPF_OPID_SUM: case OPF_OPID_PROD:
+    case OPF_OPID_SUM: case OPF_OPID_PROD: case OPF_OPID_AVG:
         return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_COMPLEX;
     case OPF_OPID_LAND: case OPF_OPID_LOR: case OPF_OPID_LXOR:
         return g == G_CINT || g == G_LOGICAL;
@@ -106,7 +106,7 @@ static int op_valid(int op, int g)
 
 static const char *const op_names[OPF_OPID_COUNT] = {
     NULL, "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR", "BOR", "LXOR", "BXOR",
-    "MAXLOC", "MINLOC", "REPLACE", "NO_OP",
+    "MAXLOC", "MINLOC", "REPLACE", "NO_OP", "AVG",
 };
 
 #define OPH(id) OPF_OP_HANDLE_(id)

@@ -939,6 +939,24 @@ static void test_device(void)
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
     CHECK(memcmp(device, expect, sizeof device) == 0, "devfail SUM result differs");
     CHECK(calls("devfail") == 1, "op_devfail_calls is %lld, expected 1", calls("devfail"));
+    /* Issue 26: opf_reduce_local_n on device memory is the chain of 3-buffer
+     * device calls (one per further input), in place in the first input too;
+     * AVG, and dst among the inputs after the first two, are refused there. */
+    {
+        const void *srcs[3] = {in, device, in};
+        for (int i = 0; i < 64; ++i) {
+            device[i] = i;
+            expect[i] = in[i] + i + in[i];
+        }
+        CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
+        CHECK(memcmp(device, expect, sizeof device) == 0, "devfail n-ary SUM result differs");
+        CHECK(calls("devfail") == 3, "op_devfail_calls is %lld, expected 3", calls("devfail"));
+        CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_AVG), OPF_ERR_BUFFER);
+        CONTAINS(opf_last_error(), "on devfail memory n-ary calls take a predefined op other than AVG");
+        const void *late[3] = {in, in, device};
+        CHECK_RC(opf_reduce_local_n(late, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
+        CHECK(memcmp(device, expect, sizeof device) == 0, "a refused n-ary call wrote device memory");
+    }
 
     /* Without the component the kind is gone and the host path never asks. */
     set_param("op", "alpha");

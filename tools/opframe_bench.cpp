@@ -10,13 +10,19 @@
 //
 //   opframe_bench [--op SUM,MAX] [--type FLOAT,INT32_T] [--sizes 1K,64K,1M | --min 1K --max 256M]
 //                 [--buffers 2,3] [--threads N] [--providers base,avx2] [--samples N] [--csv]
-//                 [--plot FILE.png] [--quick] [--suite NAME] [--align 64,16]
+//                 [--plot FILE.png] [--quick] [--suite NAME] [--align 64,16] [--inputs K]
 //
 // Names of ops, types, providers and suites are case-insensitive. --align
 // places every buffer at a 64-byte boundary (64: posix_memalign, like huge
 // pages and registered buffers) or 16 bytes past one (16: what malloc gives,
 // which splits a cache line on most 64-byte loads); each row is measured at
 // each alignment, and the summary reports the worse. Default 16; --suite: 64,16.
+//
+// --inputs K (issue 26) times instead opf_reduce_local_n on K inputs, side by side with the chain
+// of K - 1 opf_reduce_local3 calls it equals ("chain3"), each provider's n-ary kernel called
+// directly, and "memrefN", a plain float loop out[i] = in_0[i] + ... + in_K-1[i] over the same
+// traffic, (K + 1) * bytes per call (the GB/s column counts that for every row but chain3, whose
+// traffic is 3 (K - 1) * bytes; "vs chain" is chain3's time / this time).
 //
 // Every figure is the median of --samples timed samples. GB/s counts 3 * bytes per call for both
 // forms (read two buffers, write one). "vs ompi" is ompi's time / this time (> 1: faster than Open
@@ -30,6 +36,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -59,6 +66,7 @@ struct Options {
     int samples = 9;
     bool csv = false;
     std::string plot;
+    int inputs = 0;   // --inputs K: the n-ary call on K inputs against the chain of 3-buffer calls
 };
 
 long parse_size(const std::string &s)
@@ -343,11 +351,97 @@ int usage()
                  "usage: opframe_bench [--op LIST] [--type LIST] [--sizes LIST | --min SIZE --max SIZE]\n"
                  "                     [--buffers 2,3] [--threads N] [--providers LIST] [--samples N]\n"
                  "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra]\n"
-                 "                     [--align 64,16]\n");
+                 "                     [--align 64,16] [--inputs K]\n");
     return 2;
 }
 
 } // namespace
+
+// The n-ary roofline: out[i] = in[0][i] + ... + in[k-1][i] in blocks that
+// stay in L1, the same traffic as opf_reduce_local_n.
+OPF_REFERENCE_CLONES void reference_add_n(const float *const *in, int k, float *__restrict out, long n)
+{
+    constexpr long block = 1024;
+    float acc[block];
+    for (long at = 0; at < n; at += block) {
+        const long m = std::min(block, n - at);
+        for (long e = 0; e < m; ++e) acc[e] = in[0][at + e];
+        for (int j = 1; j < k; ++j)
+            for (long e = 0; e < m; ++e) acc[e] += in[j][at + e];
+        for (long e = 0; e < m; ++e) out[at + e] = acc[e];
+    }
+}
+
+// --inputs K: one table of the n-ary call per (op, type, size).
+int bench_inputs(const Options &o, const std::vector<std::string> &providers)
+{
+    const int k = o.inputs;
+    std::printf("# opframe_bench --inputs %d: opf_reduce_local_n on %d inputs vs the chain of %d opf_reduce_local3 "
+                "calls, median of %d samples\n# machine: %s\n", k, k, k - 1, o.samples, cpu_model().c_str());
+    std::printf("%-6s %-10s %10s %-10s %12s %9s %9s %7s\n", "op", "type", "bytes", "provider", "ns/call", "GB/s",
+                "vs chain", "of ref");
+    for (const std::string &op_name : o.ops)
+        for (const std::string &type_name : o.types) {
+            const opf_op_t op = op_by_name(op_name);
+            const opf_datatype_t type = type_by_name(type_name);
+            int valid = 0, kt = -1;
+            opf_aint_t lb = 0, extent = 0;
+            if (op == OPF_OP_NULL || type == OPF_DATATYPE_NULL) {
+                std::fprintf(stderr, "opframe_bench: unknown op '%s' or type '%s'\n", op_name.c_str(), type_name.c_str());
+                return 2;
+            }
+            opf_op_valid_for_type(op, type, &valid);
+            opf_type_kernel_type(type, &kt);
+            opf_type_get_extent(type, &lb, &extent);
+            if (!valid || kt < 0) continue;
+            const int op_id = int(reinterpret_cast<uintptr_t>(op));
+            for (long bytes : o.sizes) {
+                const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
+                const long n_bytes = long(count * extent);
+                std::vector<std::unique_ptr<AlignedBuffer>> in;   // 64-byte aligned
+                AlignedBuffer out(std::size_t(n_bytes), 64);
+                std::vector<const void *> srcs;
+                for (int j = 0; j < k; ++j) {
+                    in.push_back(std::make_unique<AlignedBuffer>(std::size_t(n_bytes), 64));
+                    fill_ones(*in.back(), kt);
+                    srcs.push_back(in.back()->data());
+                }
+                fill_ones(out, kt);
+                struct Timed { std::string provider; double ns; };
+                std::vector<Timed> t;
+                t.push_back({"chain3", median_ns([&] {
+                                 opf_reduce_local3(srcs[0], k > 1 ? srcs[1] : srcs[0], out.data(), count, type, op);
+                                 for (int j = 2; j < k; ++j) opf_reduce_local3(out.data(), srcs[std::size_t(j)], out.data(), count, type, op);
+                             }, o.samples)});
+                for (const std::string &p : providers) {
+                    if (p == "opframe") {
+                        t.push_back({p, median_ns([&] { opf_reduce_local_n(srcs.data(), k, out.data(), count, type, op); },
+                                                  o.samples)});
+                        continue;
+                    }
+                    opf_kernel_n_fn *fn = nullptr;
+                    if (opf_slot_kernel_n(op_id, kt, OPF_FORM_N, p.c_str(), count, &fn) != OPF_SUCCESS || !fn) continue;
+                    t.push_back({p, median_ns([&] { fn(srcs.data(), k, out.data(), count, nullptr); }, o.samples)});
+                }
+                const long floats = std::max<long>(1, n_bytes / 4);
+                std::vector<std::vector<float>> ra(static_cast<std::size_t>(k), std::vector<float>(static_cast<std::size_t>(floats), 1.0f));
+                std::vector<const float *> rp;
+                for (auto &v : ra) rp.push_back(v.data());
+                std::vector<float> rc(static_cast<std::size_t>(floats));
+                t.push_back({"memref" + std::to_string(k),
+                             median_ns([&] { reference_add_n(rp.data(), k, rc.data(), floats); }, o.samples)});
+                const double chain_ns = t[0].ns, ref_ns = t.back().ns;
+                for (const Timed &x : t) {
+                    const double traffic = x.provider == "chain3" ? 3.0 * (k - 1) : double(k + 1);
+                    std::printf("%-6s %-10s %10ld %-10s %12.1f %9.2f %8.2fx %7.2f\n", op_name.c_str(), type_name.c_str(),
+                                n_bytes, x.provider.c_str(), x.ns, traffic * double(n_bytes) / x.ns, chain_ns / x.ns,
+                                ref_ns / x.ns);
+                }
+            }
+        }
+    opf_finalize();
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -398,6 +492,13 @@ int main(int argc, char **argv)
             }
         }
         else if (a == "--quick") { o.samples = 3; o.sizes = {4, 1024, 65536}; }
+        else if (a == "--inputs") {
+            o.inputs = std::atoi(next().c_str());
+            if (o.inputs < 1 || o.inputs > OPF_REDUCE_N_MAX) {
+                std::fprintf(stderr, "opframe_bench: --inputs takes 1 to %d\n", OPF_REDUCE_N_MAX);
+                return 2;
+            }
+        }
         else if (a == "--suite") {
             const std::string suite = next();
             if (!strcasecmp(suite.c_str(), "openmpi")) {   // the slots Open MPI's op/avx vectorises
@@ -465,6 +566,8 @@ int main(int argc, char **argv)
                                      "not available on this machine: opframe_info --show-failed)\n", p.c_str());
         providers = chosen;
     }
+
+    if (o.inputs) return bench_inputs(o, providers);
 
     opf_hw_info_t hw;
     char isa[512] = "";

@@ -439,6 +439,37 @@ void explain_memory_kind(Printer &p, int op, int kt, int mem, bool named)
         }
 }
 
+// --explain, host memory: who serves opf_reduce_local_n's forms (n-ary,
+// round-once, PreMulSum's on SUM) from which count on, and where a chain op
+// composes a component's 3-buffer kernel instead (it offers no n-ary one).
+void explain_nary(Printer &p, int op, int kt)
+{
+    static const char *const form_names[OPF_FORM_COUNT] = {"n-ary", "n-ary round-once", "PreMulSum n-ary",
+                                                           "PreMulSum n-ary round-once"};
+    for (int form = 0; form < OPF_FORM_COUNT; ++form) {
+        if (!opf_slot_provider_n(op, kt, form, 1)) continue;   // the base has no such form here
+        std::string text, last;
+        for (opf_count_t count : {opf_count_t(1), opf_count_t(1) << 6, opf_count_t(1) << 10, opf_count_t(1) << 16,
+                                  opf_count_t(1) << 20, opf_count_t(1) << 24}) {
+            std::string who = opf_slot_provider_n(op, kt, form, count);
+            const char *three = opf_slot_provider(op, kt, 3, count);
+            if (form == OPF_FORM_N && op != OPF_OPID_AVG && who == "base" && three && std::strcmp(three, "base"))
+                who = std::string(three) + " (its 3-buffer kernel, once per further input)";
+            if (who == last) continue;
+            text += (text.empty() ? "" : ", ") + std::string(count == 1 ? "" : "from " + std::to_string(count) + ": ") + who;
+            last = who;
+        }
+        const std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " host " + form_names[form] +
+                                 ": " + text;
+        Record r;
+        r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", "host")
+            .add("form", form_names[form]).add("selected", text);
+        std::string key = form_names[form];
+        for (char &c : key) c = c == ' ' ? '-' : c;
+        p.record(std::string("explain:host:") + op_name(op) + ":" + opf_kernel_type_name(kt) + ":" + key, r, line);
+    }
+}
+
 int show_explain(Printer &p, const Options &o)
 {
     int op = -1, kt = -1;
@@ -456,6 +487,7 @@ int show_explain(Printer &p, const Options &o)
         return 1;
     }
     for (int mem : memory_kinds(o)) explain_memory_kind(p, op, kt, mem, !o.mem_filter.empty());
+    if (o.mem_filter.empty() || o.mem_filter == "host") explain_nary(p, op, kt);
     return 0;
 }
 

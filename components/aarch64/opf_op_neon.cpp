@@ -132,7 +132,7 @@ template <class Op> constexpr SlotFns slot()
 {
     if constexpr (Op::template defined<base::BFloat16> && !std::is_void_v<rule_of<Op>>) {
         using F = RoundedByBfcvtn<rule_of<Op>, Op>;
-        return {&kernel2<F, Neon>, &kernel3<F, Neon>};
+        return {&kernel2<F, Neon>, &kernel3<F, Neon>, &kernel_n<F, Neon>};
     } else {
         return {};
     }

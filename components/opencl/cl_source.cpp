@@ -203,6 +203,33 @@ std::string tpl_loc(const TypeInfo &t, bool is_max)
 std::string tpl_maxloc(const TypeInfo &t) { return tpl_loc(t, true); }
 std::string tpl_minloc(const TypeInfo &t) { return tpl_loc(t, false); }
 
+// AVG of two (semantics.h OpAvg, k = 2): integers the exact mean toward
+// zero, as floor((a+b)/2) = (a>>1) + (b>>1) + (a&b&1) moved up when negative
+// and odd (no overflow at any width); reals (a + b) * 0.5, which rounds as
+// the base's (a + b) / 2 (halving is exact or rounds alike, and OpenCL's
+// division need not round correctly); narrow types the rounded sum, halved in
+// float, rounded again.
+std::string tpl_avg(const TypeInfo &t)
+{
+    const std::string T = t.cl;
+    switch (t.cat) {
+    case Cat::Int:
+        return T + " h = (" + T + ")((a >> 1) + (b >> 1) + (a & b & 1));\n"
+               "    if (h < 0 && ((a ^ b) & 1)) h += 1;\n    return h;";
+    case Cat::Real: return "return (a + b) * (" + T + ")0.5;";
+    case Cat::Half:
+    case Cat::BFloat16: {
+        const std::string sum = narrow(t, widen(t, "a") + " + " + widen(t, "b"));
+        return T + " s = " + sum + ";\n    return " + narrow(t, widen(t, "s") + " * 0.5f") + ";";
+    }
+    case Cat::Complex: {
+        const std::string P = t.arith;
+        return T + " r; r.re = (a.re + b.re) * (" + P + ")0.5; r.im = (a.im + b.im) * (" + P + ")0.5; return r;";
+    }
+    default: return "";
+    }
+}
+
 // The template of each op functor of base/type_list.h's Ops; none for OpNull
 // and for the copies (REPLACE, NO_OP).
 template <class Op> constexpr Template template_for = nullptr;
@@ -218,6 +245,7 @@ template <> constexpr Template template_for<ob::OpLxor> = &tpl_lxor;
 template <> constexpr Template template_for<ob::OpBxor> = &tpl_bxor;
 template <> constexpr Template template_for<ob::OpMaxloc> = &tpl_maxloc;
 template <> constexpr Template template_for<ob::OpMinloc> = &tpl_minloc;
+template <> constexpr Template template_for<ob::OpAvg> = &tpl_avg;
 
 template <std::size_t... O> constexpr std::array<Template, OPF_OPID_COUNT> templates(std::index_sequence<O...>)
 {

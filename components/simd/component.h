@@ -30,6 +30,7 @@ namespace opf::simd {
 struct SlotFns {
     opf_kernel2_fn *fn2 = nullptr;
     opf_kernel3_fn *fn3 = nullptr;
+    opf_kernel_n_fn *fn_n = nullptr;   // n-ary (driver.inc kernel_n)
 };
 using SlotTable = base::Matrix<SlotFns>;
 using SlotRow = SlotFns[OPF_KT_COUNT];
@@ -95,6 +96,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
         offer.min_count = min_count_for(kt, min_bytes);
         offer.kernel2 = row[kt].fn2;
         offer.kernel3 = row[kt].fn3;
+        offer.kernel_n = row[kt].fn_n;
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
     return offered ? 0 : 1;

@@ -83,6 +83,50 @@ void kernel3(const void *in1, const void *in2, void *out, opf_count_t n)
               static_cast<unsigned char *>(out), n);
 }
 
+// n-ary (issue 26): out = in[0] op ... op in[k-1] as the plain n-ary kernel
+// computes it, the k inputs' registers folded before each non-temporal
+// store; head and tail on the plain n-ary kernel. A k-input call that misses
+// the cache then moves k + 1 lines per output line, against 3 (k - 1) for
+// the chain of streamed 3-buffer calls.
+template <class F, std::size_t R, const SlotTable &Plain, std::size_t O, std::size_t K>
+void kernel_n(const void *const in[], int k, void *out, opf_count_t n, const void *scalar)
+{
+    using Reg = typename F::template Reg<R>;
+    using T = typename F::BaseT;
+    opf_kernel_n_fn *plain = Plain[O][K].fn_n;
+    const auto src = reinterpret_cast<const unsigned char *const *>(in);
+    auto *o = static_cast<unsigned char *>(out);
+    const std::size_t total = n > 0 ? std::size_t(n) * sizeof(T) : 0;
+    const std::size_t head = (R - reinterpret_cast<std::uintptr_t>(o) % R) % R;
+    if (head % sizeof(T) || total < head + 4 * R) {
+        plain(in, k, out, n, scalar);
+        return;
+    }
+    if (head) plain(in, k, out, opf_count_t(head / sizeof(T)), scalar);
+    std::size_t i = head;
+    for (; i + 4 * R <= total; i += 4 * R) {
+        const unsigned char *p = src[0] + i;
+        Reg a0 = loadu<Reg>(p), a1 = loadu<Reg>(p + R), a2 = loadu<Reg>(p + 2 * R), a3 = loadu<Reg>(p + 3 * R);
+        for (int j = 1; j < k; ++j) {
+            p = src[j] + i;
+            a0 = F::template compute<AnyIsa>(a0, loadu<Reg>(p));
+            a1 = F::template compute<AnyIsa>(a1, loadu<Reg>(p + R));
+            a2 = F::template compute<AnyIsa>(a2, loadu<Reg>(p + 2 * R));
+            a3 = F::template compute<AnyIsa>(a3, loadu<Reg>(p + 3 * R));
+        }
+        store_nt(o + i, a0);
+        store_nt(o + i + R, a1);
+        store_nt(o + i + 2 * R, a2);
+        store_nt(o + i + 3 * R, a3);
+    }
+    if (i < total) {
+        const void *rest[OPF_REDUCE_N_MAX];
+        for (int j = 0; j < k; ++j) rest[j] = src[j] + i;
+        plain(rest, k, o + i, opf_count_t((total - i) / sizeof(T)), scalar);
+    }
+    _mm_sfence();
+}
+
 // The streaming table of an ISA of R-byte registers whose plain table is
 // Plain: every slot of a streaming family that Plain serves, 3-buffer only.
 // (2-buffer calls read inout, so its lines are in the cache when they are
@@ -95,7 +139,7 @@ template <std::size_t R, const SlotTable &Plain> struct Slots {
         using F = family_for<Op, T>;
         if constexpr (std::is_void_v<F>) return {};
         else if constexpr (!streams<F>) return {};
-        else return {nullptr, &kernel3<F, R, Plain, O, K>};
+        else return {nullptr, &kernel3<F, R, Plain, O, K>, &kernel_n<F, R, Plain, O, K>};
     }
 };
 template <std::size_t R, const SlotTable &Plain> constexpr SlotTable table()

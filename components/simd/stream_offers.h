@@ -65,6 +65,7 @@ template <class Isa> struct WithStreaming {
             offer.priority = int(Base::priority) + 1;
             offer.min_count = (threshold + extent - 1) / extent;
             offer.kernel3 = s.fn3;
+            offer.kernel_n = Isa::table[op_id][kt].fn_n ? s.fn_n : nullptr;
             opf_module_offer(module, &offer);
         }
         return rc;

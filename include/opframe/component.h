@@ -88,6 +88,17 @@ typedef struct opf_offer {
     opf_device_kernel3_fn *device3;
     opf_stream_kernel2_fn *stream2;
     opf_stream_kernel3_fn *stream3;
+    /* Appended (n-ary, host memory; a component built before them has a
+     * smaller struct_size and offers none): kernel_n is the op's n-ary kernel
+     * (OPF_ROUND_CHAIN); kernel_n_once the same in OPF_ROUND_ONCE, taken only
+     * for the slots whose result differs there (SUM and AVG of the types
+     * computed in float); premul_n / premul_n_once, on the offers of SUM's
+     * module only, are PreMulSum's. A slot with no n-ary offer runs the 3-
+     * buffer kernels one after the other (AVG and PreMulSum: the base). */
+    opf_kernel_n_fn *kernel_n;
+    opf_kernel_n_fn *kernel_n_once;
+    opf_kernel_n_fn *premul_n;
+    opf_kernel_n_fn *premul_n_once;
     /* new forms are appended here; struct_size says which ones a component knows */
 } opf_offer_t;
 
@@ -97,6 +108,9 @@ typedef struct opf_module {
     int op_id;                   /* the predefined op of this module */
     void *component_data;        /* the component's own */
 } opf_module_t;
+
+/* The size of an ABI-2 offer before the n-ary forms: the smallest struct_size taken. */
+#define OPF_OFFER_SIZE_V2 (offsetof(opf_offer_t, stream3) + sizeof(opf_stream_kernel3_fn *))
 
 /* Offers kernels for one (kernel type, memory kind) of `module`'s op; call
  * from op_query. OPF_ERR_ARG, and the offer is not taken, for a kernel type

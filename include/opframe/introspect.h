@@ -33,6 +33,19 @@ int opf_slot_exists(int op_id, int kernel_type);
  * no kernel there (*fn2 / *fn3 are set to NULL for a missing half). */
 int opf_slot_kernels(int op_id, int kernel_type, const char *provider, opf_count_t count,
                      opf_kernel2_fn **fn2, opf_kernel3_fn **fn3);
+/* n-ary forms of a slot (opf_offer_t's kernel_n, kernel_n_once, premul_n,
+ * premul_n_once: OPF_FORM_N .. OPF_FORM_PREMUL_ONCE; the premul forms are
+ * SUM's). provider as for opf_slot_kernels. OPF_ERR_OP if the base has no
+ * kernel of that form there (a form that would not differ from
+ * OPF_FORM_N); OPF_ERR_ARG if the provider offers none (*fn = NULL). */
+enum { OPF_FORM_N, OPF_FORM_N_ONCE, OPF_FORM_PREMUL, OPF_FORM_PREMUL_ONCE, OPF_FORM_COUNT };
+int opf_slot_kernel_n(int op_id, int kernel_type, int form, const char *provider, opf_count_t count,
+                      opf_kernel_n_fn **fn);
+/* The provider of an n-ary form in the selected table for `count`
+ * elements ("base", a component), NULL if no such slot or form. A chain
+ * op's n-ary call composes the 3-buffer kernels of a component that wins
+ * the 3-buffer slot without offering the form: see opf_reduce_local_n. */
+const char *opf_slot_provider_n(int op_id, int kernel_type, int form, opf_count_t count);
 /* Name of the provider serving a slot of the selected table, for a 2- or
  * 3-buffer call (nbuf 2 or 3) of `count` elements; NULL if no such slot. */
 const char *opf_slot_provider(int op_id, int kernel_type, int nbuf, opf_count_t count);

@@ -42,6 +42,12 @@ enum {
  * i < n; out may equal in1 or in2. They cannot fail. */
 typedef void opf_kernel2_fn(const void *in, void *inout, opf_count_t n);
 typedef void opf_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n);
+/* n-ary host kernel: out[i] = in[0][i] op in[1][i] op ... op in[k-1][i]
+ * (1 <= k <= OPF_REDUCE_N_MAX), with the op's n-ary definition (opframe.h,
+ * opf_reduce_local_n); out may equal any in[j]. `scalar` points to the
+ * PreMulSum scalar (one element of the kernel type) for the premul forms,
+ * and is NULL otherwise. They cannot fail. */
+typedef void opf_kernel_n_fn(const void *const in[], int k, void *out, opf_count_t n, const void *scalar);
 /* Device kernels, synchronous: done when they return. They return an OPF_*
  * code; on failure they say why with opf_component_set_error (component.h). */
 typedef int opf_device_kernel2_fn(const void *in, void *inout, opf_count_t n);

@@ -61,6 +61,7 @@ enum {
     OPF_OPID_LAND, OPF_OPID_BAND, OPF_OPID_LOR, OPF_OPID_BOR,
     OPF_OPID_LXOR, OPF_OPID_BXOR, OPF_OPID_MAXLOC, OPF_OPID_MINLOC,
     OPF_OPID_REPLACE, OPF_OPID_NO_OP,
+    OPF_OPID_AVG,      /* appended: the mean (see opf_reduce_local_n) */
     OPF_OPID_COUNT /* number of predefined op ids, including NULL */
 };
 
@@ -80,6 +81,7 @@ enum {
 #define OPF_MINLOC   OPF_OP_HANDLE_(OPF_OPID_MINLOC)
 #define OPF_REPLACE  OPF_OP_HANDLE_(OPF_OPID_REPLACE)
 #define OPF_NO_OP    OPF_OP_HANDLE_(OPF_OPID_NO_OP)
+#define OPF_AVG      OPF_OP_HANDLE_(OPF_OPID_AVG)
 
 /* ---- predefined datatypes ---------------------------------------------- */
 /* Type ids: the predefined handle of id N is (opf_datatype_t)N. */
@@ -203,6 +205,36 @@ int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count,
 int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                       opf_datatype_t datatype, opf_op_t op);
 
+/* ---- n-ary reductions ----------------------------------------------------- */
+/* dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[nsrc-1][i], evaluated left
+ * to right (((srcs[0] op srcs[1]) op srcs[2]) ...): bit for bit the chain
+ * opf_reduce_local3(srcs[0], srcs[1], dst), opf_reduce_local3(dst, srcs[j],
+ * dst) for j = 2 .. nsrc-1, and with nsrc == 1 a copy of srcs[0]. dst may be
+ * the same pointer as any srcs[j] (srcs may repeat a pointer); otherwise the
+ * buffers must be disjoint. 1 <= nsrc <= OPF_REDUCE_N_MAX (else OPF_ERR_ARG);
+ * srcs NULL, or an entry of it NULL, with count > 0 is OPF_ERR_BUFFER. The
+ * checks, errors and datatype rules are opf_reduce_local3's; on error
+ * nothing is written.
+ *
+ * Two ops are not the chain:
+ *   OPF_AVG      the sum of the nsrc inputs (left to right, rounded as SUM
+ *                rounds), divided by nsrc (rounded once more); integers: the
+ *                exact mean rounded toward zero, never overflowing. On
+ *                opf_reduce_local / opf_reduce_local3 it is the mean of two.
+ *   PreMulSum    (opf_op_create_premul) scalar * srcs[0] + ... + scalar *
+ *                srcs[nsrc-1]: each product rounded to the type as PROD
+ *                rounds it, summed left to right as SUM.
+ * In mode OPF_ROUND_ONCE (opf_reduce_local_n_mode), SUM, AVG and PreMulSum
+ * of the types computed in float (FLOAT16, BFLOAT16) sum in float and round
+ * to the type once, at the end; every other (op, type) is as in
+ * OPF_ROUND_CHAIN, the default. */
+#define OPF_REDUCE_N_MAX 64
+enum { OPF_ROUND_CHAIN = 0, OPF_ROUND_ONCE = 1 };
+int opf_reduce_local_n(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                       opf_datatype_t datatype, opf_op_t op);
+int opf_reduce_local_n_mode(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                            opf_datatype_t datatype, opf_op_t op, int mode);
+
 /* ---- user-defined ops --------------------------------------------------- */
 /* The callback computes inoutvec[i] = invec[i] op inoutvec[i] for i < *len.
  * With the int form, a count above INT_MAX is delivered in several calls
@@ -215,6 +247,14 @@ typedef void opf_user_function_c(void *invec, void *inoutvec, opf_count_t *len,
 int opf_op_create(opf_user_function *function, int commute, opf_op_t *op);
 int opf_op_create_c(opf_user_function_c *function, int commute, opf_op_t *op);
 int opf_op_free(opf_op_t *op);                 /* sets *op = OPF_OP_NULL */
+/* PreMulSum (NCCL's ncclRedOpCreatePreMulSum): an op that multiplies each
+ * input by *scalar, a value of `datatype`, and sums the products (see
+ * opf_reduce_local_n). `datatype` is an arithmetic type: integer, floating
+ * (FLOAT16 and BFLOAT16 included) or complex (else OPF_ERR_TYPE); the op
+ * reduces only datatypes whose basic type is the same (OPF_ERR_OP). On the
+ * 2- and 3-buffer calls it is scalar * in1 + scalar * in2. Free it with
+ * opf_op_free; it is commutative. */
+int opf_op_create_premul(const void *scalar, opf_datatype_t datatype, opf_op_t *op);
 int opf_op_commutative(opf_op_t op, int *commute);
 
 /* ---- derived datatypes -------------------------------------------------- */
@@ -292,6 +332,7 @@ int opf_param_get(const char *name, char *buf, int len);
 
 /* ---- names -------------------------------------------------------------- */
 /* "MAX", "FLOAT", "OP_NULL", "DATATYPE_NULL", ...; "user" for a user op;
+ * "PREMUL_SUM" for an op of opf_op_create_premul;
  * the constructor of a derived type ("contiguous", "vector", "hvector",
  * "indexed", "hindexed", "struct", "resized", "dup"); NULL for a freed or
  * invalid handle. */

@@ -700,6 +700,34 @@ template <bool kMax> struct OpLoc {
 using OpMaxLoc = OpLoc<true>;
 using OpMinLoc = OpLoc<false>;
 
+// AVG (issue 26), the mean of two: integers the exact mean rounded toward
+// zero (computed in 128 bits; 128-bit integers as floor((a+b)/2) by halves,
+// moved toward zero); reals (a + b) / 2 in the type; narrow types the
+// rounded sum, halved in float, rounded again; complex part by part.
+struct OpAvg {
+    static constexpr int id = OPF_OPID_AVG;
+    template <Integer T> static T eval(const T& a, const T& b)
+    {
+        if constexpr (sizeof(T) <= 8) {
+            return T((__int128(a) + __int128(b)) / 2);
+        } else {
+            T h = T((a >> 1) + (b >> 1) + (a & b & 1));
+            if (h < 0 && ((a ^ b) & 1)) h = T(h + 1);
+            return h;
+        }
+    }
+    template <Real T> static T eval(const T& a, const T& b) { return rounded(a + b) / T(2); }
+    template <Narrow T> static T eval(const T& a, const T& b)
+    {
+        const T sum = OpSum::eval(a, b);
+        return narrow<T>(widen(sum) / 2.0f);
+    }
+    template <Real T> static Cplx<T> eval(const Cplx<T>& a, const Cplx<T>& b)
+    {
+        return {rounded(a.re + b.re) / T(2), rounded(a.im + b.im) / T(2)};
+    }
+};
+
 struct OpReplace {
     static constexpr int id = OPF_OPID_REPLACE;
     template <class E> static E eval(const E& a, const E&) { return a; } // left operand
@@ -713,7 +741,7 @@ template <class... Ts> struct TypeList {};
 template <class... Ts, class F> void for_each_type(TypeList<Ts...>, F&& f) { (f.template operator()<Ts>(), ...); }
 
 using Ops = TypeList<OpMax, OpMin, OpSum, OpProd, OpLand, OpBand, OpLor, OpBor, OpLxor, OpBxor,
-                     OpMaxLoc, OpMinLoc, OpReplace, OpNoOp>;
+                     OpMaxLoc, OpMinLoc, OpReplace, OpNoOp, OpAvg>;
 
 template <class Op, class E> concept Defines = requires(const E& x) {
     { Op::eval(x, x) } -> std::same_as<E>;
@@ -872,6 +900,7 @@ bool spec_op_valid(int op_id, Group g)
         return g == Group::CInt || g == Group::FInt || g == Group::Floating;
     case OPF_OPID_SUM:
     case OPF_OPID_PROD:
+    case OPF_OPID_AVG:
         return g == Group::CInt || g == Group::FInt || g == Group::Floating || g == Group::Complex;
     case OPF_OPID_LAND:
     case OPF_OPID_LOR:
