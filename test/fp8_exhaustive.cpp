@@ -193,7 +193,7 @@ void check_format(int kt, opf_datatype_t type, const char* type_name)
                 std::printf("%s: 65536 pairs checked\n", where.c_str());
         }
     }
-    expect(slots == 6, std::string(type_name) + ": 6 ops (MAX MIN SUM PROD REPLACE NO_OP), found " +
+    expect(slots == 7, std::string(type_name) + ": 7 ops (MAX MIN SUM PROD REPLACE NO_OP AVG), found " +
                            std::to_string(slots));
 }
 

@@ -223,13 +223,21 @@ void check_providers(const std::vector<std::string> &providers, int deep)
 
 // ---- 3. references from the rules -------------------------------------------
 using opf::base::BFloat16;
+using opf::base::Float8E4M3;
+using opf::base::Float8E5M2;
 using opf::base::Half;
 float widen(Half h) { return opf::base::to_float(h); }
 float widen(BFloat16 b) { return opf::base::to_float(b); }
+float widen(Float8E4M3 b) { return opf::base::to_float(b); }
+float widen(Float8E5M2 b) { return opf::base::to_float(b); }
+// The library's roundings (test/fp8_exhaustive and the 16-bit exhaustive
+// runs prove them against independent references).
 template <class N> N round_to(float f)
 {
     if constexpr (std::is_same_v<N, Half>) return opf::base::to_half(f);
-    else return opf::base::to_bfloat16(f);
+    else if constexpr (std::is_same_v<N, BFloat16>) return opf::base::to_bfloat16(f);
+    else if constexpr (std::is_same_v<N, Float8E4M3>) return opf::base::to_float8_e4m3(f);
+    else return opf::base::to_float8_e5m2(f);
 }
 
 // AVG of integers: the exact mean rounded toward zero (computed in 128 bits).
@@ -630,6 +638,8 @@ int main(int argc, char **argv)
     check_complex<double>(OPF_C_DOUBLE_COMPLEX);
     check_narrow<Half>(OPF_FLOAT16);
     check_narrow<BFloat16>(OPF_BFLOAT16);
+    check_narrow<Float8E4M3>(OPF_FLOAT8_E4M3);
+    check_narrow<Float8E5M2>(OPF_FLOAT8_E5M2);
     check_derived();
     check_errors();
     check_user();
