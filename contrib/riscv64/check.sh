@@ -105,31 +105,14 @@ run() {
         OPF_MCA_mca_component_path="$build/obj/components/riscv" $run_env qemu-riscv64 "$@"
 }
 
-# harness NAME [ARG...]: the conformance engine, its per-provider lines, and
-# its counts added to the total.
+# harness NAME [ARG...]: the conformance engine (contrib/cross_conformance.sh),
+# quick unless OPF_DEEP=1.
+. "$src/contrib/cross_conformance.sh"
 harness() {
     name=$1
     shift
-    log=$build/obj/conformance-$name.log
-    if [ "${OPF_DEEP:-0}" = 1 ]; then set -- "$@" --deep; else set -- "$@" --quick; fi
-    start=$(date +%s)
-    if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" >"$log" 2>&1; then rc=0; else rc=$?; fi
-    grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
-    summary=$(grep '^conformance: ' "$log" | tail -1)
-    echo "  $summary ($(($(date +%s) - start)) s)"
-    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\1/p')
-    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\2/p')
-    if [ -z "$checks" ]; then
-        tail -20 "$log"
-        fail "$name: conformance gave no summary (rc $rc, log $log)"
-        return
-    fi
-    passed=$((passed + checks - bad))
-    failed=$((failed + bad))
-    if [ "$bad" != 0 ] || [ $rc != 0 ]; then
-        grep -m 20 -i 'fail\|mismatch' "$log" | sed 's/^/    /'
-        [ "$bad" != 0 ] || fail "$name: conformance exited $rc"
-    fi
+    if [ "${OPF_DEEP:-0}" = 1 ]; then conformance_run "$name" --deep "$@"
+    else conformance_run "$name" --quick "$@"; fi
 }
 
 # float16's MAX MIN SUM PROD x 2 forms: from rvv<N> (WANT=rvv) or the base (WANT=base).

@@ -1,0 +1,33 @@
+# cross_conformance.sh — sourced by contrib/aarch64/check.sh and
+# contrib/riscv64/check.sh: one run of the conformance engine cross-built for
+# the emulated CPU, read the same way for every architecture.
+#
+#   conformance_run NAME DEPTH [ARG...]   DEPTH: --quick or --deep
+#
+# The caller defines run (the engine under QEMU, from $build/obj), fail, and
+# the counters passed / failed, to which the run's checks are added; the log
+# stays in $build/obj/conformance-NAME.log.
+conformance_run() {
+    name=$1
+    depth=$2
+    shift 2
+    log=$build/obj/conformance-$name.log
+    start=$(date +%s)
+    if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" "$depth" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
+    summary=$(grep '^conformance: ' "$log" | tail -1)
+    echo "  $summary ($(($(date +%s) - start)) s)"
+    checks=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\1/p')
+    bad=$(echo "$summary" | sed -n 's/^conformance: [0-9]* slots[^,]*, \([0-9]*\) checks, \([0-9]*\) failed.*$/\2/p')
+    if [ -z "$checks" ]; then
+        tail -20 "$log"
+        fail "$name: conformance gave no summary (rc $rc, log $log)"
+        return
+    fi
+    passed=$((passed + checks - bad))
+    failed=$((failed + bad))
+    if [ "$bad" != 0 ] || [ $rc != 0 ]; then
+        grep -m 20 -i 'fail\|mismatch' "$log" | sed 's/^/    /'
+        [ "$bad" != 0 ] || fail "$name: conformance exited $rc"
+    fi
+}
