@@ -42,6 +42,13 @@ namespace {
 
 // ---- state of one init..finalize ------------------------------------------
 
+// A size-bounded op_base_pin item ("sum:float@64K-1M=avx2") in counts of its
+// slot's type: the provider serves counts [from, to] (to < 0: no bound).
+struct BandPin {
+    opf_count_t from, to;
+    std::string provider, band;
+};
+
 // Storage of the size-tiered offers a table slot points into.
 struct Tiers {
     std::vector<Offer<opf_kernel2_fn>> two;
@@ -75,6 +82,7 @@ struct Repository {
     std::vector<MemoryKind> memory_kinds;             // id - 1
     std::vector<std::unique_ptr<KindOffers>> offers;   // by memory kind id: host first
     std::map<std::pair<int, int>, std::string> pins;   // (op, kernel type) -> provider
+    std::map<std::pair<int, int>, std::vector<BandPin>> band_pins;   // size-bounded pins, by slot
     bool ltdl_up = false;
     // Whose hook runs now: the component registering a memory kind, the
     // module receiving offers (init is single-threaded, under runtime's lock).
@@ -399,7 +407,21 @@ void apply_pins(const std::string &text)
                  pin.provider.c_str());
             continue;
         }
-        repo.pins[{pin.op, pin.kernel_type}] = pin.provider;
+        if (pin.band.empty()) {
+            repo.pins[{pin.op, pin.kernel_type}] = pin.provider;
+            continue;
+        }
+        // Bytes per buffer to counts: the whole elements inside the range.
+        const opf_count_t extent = base::kernel_type_extent(pin.kernel_type);
+        const opf_count_t from = (pin.min_bytes + extent - 1) / extent;
+        const opf_count_t to = pin.max_bytes < 0 ? -1 : pin.max_bytes / extent;
+        if (to >= 0 && (to < from || to == 0)) {
+            warn("op_base_pin: ignoring the pin of %s %s bytes %s to \"%s\": the range holds no whole %s element "
+                 "(%lld bytes)", base::op_name(pin.op), base::kernel_type_name(pin.kernel_type), pin.band.c_str(),
+                 pin.provider.c_str(), base::kernel_type_name(pin.kernel_type), (long long)extent);
+            continue;
+        }
+        repo.band_pins[{pin.op, pin.kernel_type}].push_back({from, to, pin.provider, pin.band});
     }
     for (const std::string &problem : problems) warn("op_base_pin: ignoring %s", problem.c_str());
 }
@@ -535,6 +557,62 @@ std::vector<const SlotCandidate *> ranked(int op, int mem, int kt, Fn *SlotCandi
     return list;
 }
 
+// A size-bounded pin laid over one half's selection: inside the band, each
+// count goes to the pinned provider's offer for it (its own tiers: the
+// largest min_count at or below the count), where it has one; every other
+// count keeps the provider it had. `all_sizes` and `larger` (descending
+// min_count) are rewritten as the pieces that result.
+template <class Fn>
+void apply_band(Offer<Fn> &all_sizes, std::vector<Offer<Fn>> &larger, const BandPin &band, int op, int mem, int kt,
+                Fn *base_fn, Fn *SlotCandidate::*fn, bool SlotCandidate::*failed)
+{
+    std::vector<Offer<Fn>> pinned;   // the pinned provider's offers, ascending min_count
+    if (band.provider == "base") {
+        if (base_fn) pinned.push_back({base_fn, "base", 0, 0, nullptr});
+    } else
+        for (const SlotCandidate &c : repo.offers[std::size_t(mem)]->candidates[op][kt])
+            if (repo.components[c.component].name == band.provider && c.*fn && !(c.*failed))
+                pinned.push_back({c.*fn, repo.components[c.component].name.c_str(), c.min_count, c.min_count, nullptr});
+    if (pinned.empty()) return;   // it offers nothing here: the selection stands
+    std::sort(pinned.begin(), pinned.end(), [](auto &a, auto &b) { return a.min_count < b.min_count; });
+    std::vector<Offer<Fn>> before{all_sizes};   // ascending
+    before.insert(before.end(), larger.rbegin(), larger.rend());
+    auto at = [](const std::vector<Offer<Fn>> &asc, opf_count_t n) -> const Offer<Fn> * {
+        const Offer<Fn> *found = nullptr;
+        for (const Offer<Fn> &o : asc)
+            if (o.min_count <= n) found = &o;
+        return found;
+    };
+    std::vector<opf_count_t> starts{0, band.from};
+    if (band.to >= 0) starts.push_back(band.to + 1);
+    for (const auto &o : before) starts.push_back(o.min_count);
+    for (const auto &o : pinned) starts.push_back(std::max(o.min_count, band.from));
+    std::sort(starts.begin(), starts.end());
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    std::vector<Offer<Fn>> after;   // ascending
+    bool used = false;
+    for (const opf_count_t n : starts) {
+        const bool inside = n >= band.from && (band.to < 0 || n <= band.to);
+        const Offer<Fn> *p = inside ? at(pinned, n) : nullptr;
+        Offer<Fn> piece = p ? *p : *at(before, n);
+        if (p) piece.pinned = band.band.c_str();
+        used |= p != nullptr;
+        piece.min_count = n;
+        if (!after.empty() && after.back().fn == piece.fn && after.back().pinned == piece.pinned &&
+            after.back().offered_from == piece.offered_from)
+            continue;   // the same offer goes on
+        after.push_back(piece);
+    }
+    if (used && band.provider != "base")
+        for (const SlotCandidate &c : repo.offers[std::size_t(mem)]->candidates[op][kt])
+            if (repo.components[c.component].name == band.provider) {
+                c.module->references++;
+                break;
+            }
+    all_sizes = after.front();
+    larger.assign(after.rbegin(), after.rend() - 1);
+}
+
 // Installs the winners of one half: the best all-sizes offer (or the base),
 // and above it every better-ranked offer that serves only large counts.
 template <class Fn>
@@ -545,16 +623,18 @@ void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, int op, int mem
     larger.clear();
     for (const SlotCandidate *c : ranked(op, mem, kt, fn, failed)) {
         if (c->min_count == 0) {
-            half.offer = {c->*fn, repo.components[c->component].name.c_str(), 0};
+            half.offer = {c->*fn, repo.components[c->component].name.c_str(), 0, 0, nullptr};
             c->module->references++;
             break;
         }
         const bool shadowed = std::any_of(larger.begin(), larger.end(), [&](auto &o) { return o.min_count <= c->min_count; });
         if (shadowed) continue;   // a better offer already serves these counts
-        larger.push_back({c->*fn, repo.components[c->component].name.c_str(), c->min_count});
+        larger.push_back({c->*fn, repo.components[c->component].name.c_str(), c->min_count, c->min_count, nullptr});
         c->module->references++;
     }
     std::sort(larger.begin(), larger.end(), [](auto &a, auto &b) { return a.min_count > b.min_count; });
+    if (const auto bands = repo.band_pins.find({op, kt}); bands != repo.band_pins.end())
+        for (const BandPin &band : bands->second) apply_band(half.offer, larger, band, op, mem, kt, base_fn, fn, failed);
     half.larger = larger.empty() ? nullptr : larger.data();
     half.n_larger = int(larger.size());
 }
@@ -678,6 +758,7 @@ void reset()
     repo.components.clear();
     repo.failed.clear();
     repo.pins.clear();
+    repo.band_pins.clear();
     repo.told_kind_limit = -1;
     clear_component_devices();
     have_memory_claims = false;

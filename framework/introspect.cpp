@@ -319,11 +319,11 @@ namespace opf {
 namespace {
 template <class Fn> std::vector<TierSpan> spans_of(const SlotHalf<Fn> &half)
 {
-    std::vector<TierSpan> spans{{half.offer.provider, 0, -1}};
+    std::vector<TierSpan> spans{{half.offer.provider, 0, -1, half.offer.offered_from, half.offer.pinned}};
     for (int i = half.n_larger - 1; i >= 0; --i) {   // `larger` is in descending min_count
         const Offer<Fn> &o = half.larger[i];
         spans.back().to = o.min_count;
-        spans.push_back({o.provider, o.min_count, -1});
+        spans.push_back({o.provider, o.min_count, -1, o.offered_from, o.pinned});
     }
     return spans;
 }
@@ -345,13 +345,13 @@ std::string counts_served(const std::vector<TierSpan> &spans, const std::string 
 {
     std::string out;
     for (const TierSpan &t : spans) {
-        if (!t.provider || provider != t.provider || (min_count >= 0 && t.from != min_count)) continue;
+        if (!t.provider || provider != t.provider || (min_count >= 0 && t.offered_from != min_count)) continue;
         const std::string from = std::to_string(t.from), below = std::to_string(t.to);
         const std::string range = t.from == 0 && t.to < 0 ? "every count"
                                   : t.from == 0           ? "counts < " + below
                                   : t.to < 0              ? "counts >= " + from
                                                           : "counts " + from + " to " + std::to_string(t.to - 1);
-        out += (out.empty() ? "" : " and ") + range;
+        out += (out.empty() ? "" : " and ") + range + (t.pinned ? std::string(" (pinned ") + t.pinned + ")" : "");
     }
     return out;
 }
@@ -361,7 +361,7 @@ std::string spans_text(const std::vector<TierSpan> &spans)
     std::vector<TierSpan> merged;   // a provider's consecutive offers read as one range
     for (const TierSpan &t : spans) {
         const bool same = !merged.empty() && merged.back().provider && t.provider &&
-                          std::strcmp(merged.back().provider, t.provider) == 0;
+                          std::strcmp(merged.back().provider, t.provider) == 0 && merged.back().pinned == t.pinned;
         if (same) merged.back().to = t.to;
         else merged.push_back(t);
     }
@@ -369,6 +369,7 @@ std::string spans_text(const std::vector<TierSpan> &spans)
     for (const TierSpan &t : merged) {
         out += out.empty() ? "" : ",";
         out += t.provider ? t.provider : "none";
+        if (t.pinned) out += std::string(" (pinned ") + t.pinned + ")";
         if (t.from > 0) out += ">=" + std::to_string(t.from);
         if (t.to >= 0) out += "<" + std::to_string(t.to);
     }

@@ -17,6 +17,11 @@ template <class Fn> struct Offer {
     Fn *fn = nullptr;
     const char *provider = nullptr;
     opf_count_t min_count = 0;
+    // Where a size-bounded op_base_pin cuts the slot: the min_count the
+    // provider offered (min_count is where this piece starts) and, inside a
+    // pinned band, the band as written ("64K-1M").
+    opf_count_t offered_from = 0;
+    const char *pinned = nullptr;
 };
 
 template <class Fn> struct SlotHalf {
@@ -74,13 +79,16 @@ extern std::vector<SlotTable<DeviceSlot>> device_tables;
 struct TierSpan {
     const char *provider;   // nullptr: no kernel for these counts
     opf_count_t from, to;
+    opf_count_t offered_from = 0;   // the offer's own min_count (Offer)
+    const char *pinned = nullptr;   // a band of op_base_pin: "64K-1M"
 };
 std::vector<TierSpan> slot_spans(int op_id, int mem, int kt, int nbuf, bool stream);
 // The counts `provider` serves in `spans` (only with its offer from
 // `min_count` on, unless min_count < 0): "every count", "counts < 32",
 // "counts >= 32", "counts 32 to 999" (joined by " and "), or "" for none.
 std::string counts_served(const std::vector<TierSpan> &spans, const std::string &provider, opf_count_t min_count = -1);
-// Each provider with its counts: "avx512" (every count), "base<32,avx2>=32".
+// Each provider with its counts: "avx512" (every count), "base<32,avx2>=32",
+// "avx512<16384,avx2 (pinned 64K-1M)>=16384<262145,avx512>=262145".
 std::string spans_text(const std::vector<TierSpan> &spans);
 
 // Fills host_table from the base and drops the device tables (init, finalize).

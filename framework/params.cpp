@@ -838,6 +838,37 @@ int kernel_type_by_name(std::string_view name)
     return -1;
 }
 
+// A pin's byte range "LO-HI" (either end may be left open, not both).
+bool parse_pin_range(std::string_view text, int64_t &lo, int64_t &hi, std::string &why)
+{
+    const std::size_t dash = text.find('-');
+    if (dash == std::string_view::npos || text.find('-', dash + 1) != std::string_view::npos) {
+        why = "is not LO-HI (bytes per buffer, e.g. @64K-1M, @-4K, @1M-)";
+        return false;
+    }
+    const std::string_view lo_text = trim(text.substr(0, dash)), hi_text = trim(text.substr(dash + 1));
+    if (lo_text.empty() && hi_text.empty()) {
+        why = "has no bound (leave out the '@' to pin every size)";
+        return false;
+    }
+    Value v{};
+    lo = 0;
+    hi = -1;
+    for (auto [end_text, end] : {std::pair{lo_text, &lo}, std::pair{hi_text, &hi}}) {
+        if (end_text.empty()) continue;
+        if (!parse_size(Param{}, end_text, v, why)) {
+            why = "has \"" + std::string(end_text) + "\": " + why;
+            return false;
+        }
+        *end = v.i;
+    }
+    if (hi >= 0 && lo > hi) {
+        why = "starts above its end";
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &problems)
@@ -855,8 +886,17 @@ std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &pro
             problem("not op:type=provider (e.g. sum:float=avx2)");
             continue;
         }
+        const std::size_t at = std::min(item.find('@'), eq);   // the size range, if any: op:type@LO-HI=provider
         const std::string_view op_text = trim(std::string_view(item).substr(0, colon));
-        const std::string_view type_text = trim(std::string_view(item).substr(colon + 1, eq - colon - 1));
+        const std::string_view type_text = trim(std::string_view(item).substr(colon + 1, at - colon - 1));
+        Pin pin{0, 0, "", "", 0, -1};
+        if (at < eq) {
+            pin.band = std::string(trim(std::string_view(item).substr(at + 1, eq - at - 1)));
+            if (std::string why; !parse_pin_range(pin.band, pin.min_bytes, pin.max_bytes, why)) {
+                problem("the range \"" + pin.band + "\" " + why);
+                continue;
+            }
+        }
         const std::string provider(trim(std::string_view(item).substr(eq + 1)));
         const int op = op_by_name(op_text), kt = kernel_type_by_name(type_text);
         if (op < 0) problem("unknown op \"" + std::string(op_text) + "\"");
@@ -867,13 +907,23 @@ std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &pro
         else if (provider.find('=') != std::string::npos) problem("more than one '=' (one provider per slot)");
         else if (!is_component_name(provider)) problem("\"" + provider + "\" is not a component name");
         else {
-            const auto same_slot = std::find_if(pins.begin(), pins.end(),
-                                                [&](const Pin &p) { return p.op == op && p.kernel_type == kt; });
-            if (same_slot != pins.end()) {
-                problem("the slot is already pinned to " + same_slot->provider + "; the later pin wins");
-                pins.erase(same_slot);
+            // Two whole-slot pins, or two bounded ones sharing a byte count, clash.
+            auto overlaps = [&](const Pin &p) {
+                if (p.op != op || p.kernel_type != kt || p.band.empty() != pin.band.empty()) return false;
+                return pin.band.empty() || ((p.max_bytes < 0 || pin.min_bytes <= p.max_bytes) &&
+                                            (pin.max_bytes < 0 || p.min_bytes <= pin.max_bytes));
+            };
+            for (auto same = std::find_if(pins.begin(), pins.end(), overlaps); same != pins.end();
+                 same = std::find_if(pins.begin(), pins.end(), overlaps)) {
+                problem(same->band.empty() ? "the slot is already pinned to " + same->provider + "; the later pin wins"
+                                           : "bytes " + same->band + " are already pinned to " + same->provider +
+                                                 "; the later pin wins");
+                pins.erase(same);
             }
-            pins.push_back({op, kt, provider});
+            pin.op = op;
+            pin.kernel_type = kt;
+            pin.provider = provider;
+            pins.push_back(pin);
         }
     }
     return pins;

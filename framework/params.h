@@ -104,17 +104,24 @@ struct ComponentList {
 // name has. Blanks around names are dropped.
 bool parse_component_list(std::string_view text, ComponentList &out, std::string &why);
 
-// One op_base_pin item "op:type=provider": the slot (op id, kernel type) and
-// the provider ("base" or a component name; its existence is checked once the
-// components are known).
+// One op_base_pin item "op:type=provider" or "op:type@LO-HI=provider": the
+// slot (op id, kernel type), the provider ("base" or a component name; its
+// existence is checked once the components are known) and, for a size-bounded
+// pin, the bytes per buffer it covers, both ends included (sizes as the size
+// parameters take them; an open end: "@-4K", "@1M-").
 struct Pin {
     int op, kernel_type;
     std::string provider;
+    std::string band;                        // "" for the whole slot, else the range as written ("64K-1M")
+    int64_t min_bytes = 0, max_bytes = -1;   // max_bytes < 0: no upper bound
 };
 // Parses op_base_pin; an item that is not a pin is left out and its reason
 // ("item": why) appended to `problems`: not op:type=provider, an unknown op
 // or type, a pair that is not a slot (LAND on FLOAT), more than one '=',
-// an empty provider, or a second pin for the same slot (the later wins).
+// an empty provider, a malformed range (not LO-HI, a bad size, both ends
+// open, LO above HI), or a second pin for the same slot whose bytes overlap
+// the first's (the later wins; a whole-slot pin and size-bounded pins of the
+// same slot stand together, the bounded ones serving their bytes).
 std::vector<Pin> parse_pins(std::string_view text, std::vector<std::string> &problems);
 
 } // namespace opf

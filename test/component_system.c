@@ -462,6 +462,63 @@ static void test_pins(void)
     CONTAINS(err, "op_base_pin: ignoring \"bogus\"");
     LACKS(err, "ignoring \"sum:int=beta\"");
     EXPECT_SLOT(SUM, I32, "beta", "beta");
+
+    /* A size-bounded pin: beta serves 40-80 bytes per buffer (INT32 counts 10
+     * to 20, both forms), alpha keeps the counts on either side. */
+    char tiers[256];
+    set_param("op_base_pin", "sum:int@40-80=beta");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+        static const struct { opf_count_t count; const char *who; } band[] = {
+            {1, "alpha"}, {9, "alpha"}, {10, "beta"}, {20, "beta"}, {21, "alpha"}, {1000, "alpha"}};
+        for (size_t i = 0; i < sizeof band / sizeof band[0]; ++i) {
+            EXPECT_PROVIDER(SUM, I32, nbuf, band[i].count, band[i].who);
+            expect_run(nbuf, band[i].count, band[i].who, ab);
+        }
+        CHECK_RC(opf_slot_tiers_text(SUM, I32, OPF_MEM_HOST, nbuf, 0, tiers, (int)sizeof tiers), OPF_SUCCESS);
+        CHECK(strcmp(tiers, "alpha<10,beta (pinned 40-80)>=10<21,alpha>=21") == 0, "%d-buffer tiers: %s", nbuf, tiers);
+    }
+    CONTAINS(explain(SUM, I32, 2), "serves counts 10 to 20 (pinned 40-80)");
+    EXPECT_SLOT(MAX, I32, "alpha", "alpha");   /* other slots are not touched */
+    /* With a whole-slot pin: the band serves its counts, the pin the rest;
+     * open ends. */
+    set_param("op_base_pin", "sum:int=beta,sum:int@-8=alpha,sum:int@1K-=base");
+    CHECK_RC(start(good), OPF_SUCCESS);
+    EXPECT_PROVIDER(SUM, I32, 2, 2, "alpha");
+    EXPECT_PROVIDER(SUM, I32, 3, 2, "alpha");
+    EXPECT_PROVIDER(SUM, I32, 2, 3, "beta");
+    EXPECT_PROVIDER(SUM, I32, 3, 255, "beta");
+    EXPECT_PROVIDER(SUM, I32, 2, 256, "base");
+    expect_run(2, 256, "base", ab);
+    CHECK_RC(opf_slot_tiers_text(SUM, I32, OPF_MEM_HOST, 2, 0, tiers, (int)sizeof tiers), OPF_SUCCESS);
+    CHECK(strcmp(tiers, "alpha (pinned -8)<3,beta>=3<256,base (pinned 1K-)>=256") == 0, "tiers: %s", tiers);
+
+    /* Malformed ranges warn at default verbosity, are ignored, and do not
+     * stop the good pins. */
+    static const char *bad_ranges[][2] = {
+        {"sum:int@64K=beta", "is not LO-HI"},
+        {"sum:int@-=beta", "has no bound"},
+        {"sum:int@1M-64K=beta", "starts above its end"},
+        {"sum:int@x-1M=beta", "has \"x\": not a size"},
+        {"sum:int@1-3=beta", "bytes 1-3 to \"beta\": the range holds no whole INT32 element"},
+    };
+    for (size_t i = 0; i < sizeof bad_ranges / sizeof bad_ranges[0]; ++i) {
+        set_param("op_base_pin", bad_ranges[i][0]);
+        capture_begin();
+        CHECK_RC(start(good), OPF_SUCCESS);
+        const char *why = capture_end();
+        CONTAINS(why, "opframe: warning: op_base_pin: ignoring");
+        CONTAINS(why, bad_ranges[i][1]);
+        EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    }
+    /* Overlapping bands of one slot: the later wins, and says so. */
+    set_param("op_base_pin", "sum:int@0-100=beta,sum:int@80-200=alpha,sum:int@1K-2K=beta");
+    capture_begin();
+    CHECK_RC(start(good), OPF_SUCCESS);
+    err = capture_end();
+    CONTAINS(err, "bytes 0-100 are already pinned to beta; the later pin wins");
+    EXPECT_PROVIDER(SUM, I32, 2, 10, "alpha");
+    EXPECT_PROVIDER(SUM, I32, 2, 300, "beta");
     set_param("op_base_pin", NULL);
 }
 
