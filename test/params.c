@@ -786,6 +786,10 @@ static void test_selection_params(void)
         {"sum:float=nosuch", "the pin of SUM FLOAT to \"nosuch\": no such component"},
         {"sum:float", "not op:type=provider"},
         {"sum:float=base,", "an empty item"},
+        {"sum:float@64K=base", "the range \"64K\" is not LO-HI"},
+        {"sum:float@1M-64K=base", "the range \"1M-64K\" starts above its end"},
+        {"sum:float@64K-1Q=base", "the range \"64K-1Q\" has \"1Q\": not a size"},
+        {"sum:float@1K-=base,sum:float@4K-8K=base", "bytes 1K- are already pinned to base; the later pin wins"},
     };
     for (size_t i = 0; i < sizeof pins / sizeof pins[0]; ++i) {
         opf_finalize();
