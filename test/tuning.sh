@@ -51,6 +51,15 @@ check "the system tuning file is read" contains "$explain" "measured "
 { cat "$file"; echo 'op_base_pin = "sum:float=base"'; } >"$scratch/pinned.conf"
 explain=$(OPF_TUNE_FILE_USER="$scratch/pinned.conf" "$info" --explain sum float 2>&1)
 check "a pin from the tuning file applies" contains "$explain" "base (default): SELECTED (pinned by op_base_pin)"
+# A size-bounded pin in the tuning file (as opframe_tune writes where a provider
+# wins only a band of sizes): the base serves SUM FLOAT from 64 KiB to 1 MiB
+# per buffer (FLOAT counts 16384 to 262144), whoever served it keeps the rest.
+{ grep -v '^op_base_pin = ' "$file"; echo 'op_base_pin = "sum:float@64K-1M=base"'; } >"$scratch/band.conf"
+explain=$(OPF_TUNE_FILE_USER="$scratch/band.conf" "$info" --explain sum float 2>&1)
+check "a band pin from the tuning file applies" contains "$explain" "base (default): SELECTED, serves "
+check "... to the counts of its bytes" contains "$explain" "counts 16384 to 262144 (pinned 64K-1M)"
+kernels=$(OPF_TUNE_FILE_USER="$scratch/band.conf" "$info" --kernels --op sum --type float 2>&1)
+check "... and the tiers say so" contains "$kernels" "base (pinned 64K-1M)>=16384<262145"
 params=$(OPF_TUNE_FILE_USER="$file" OPF_MCA_op_base_threads_min_bytes=3M "$info" --param op base --level 9 2>&1)
 check "the environment wins over the tuning file" contains "$params" \
     "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: environment"

@@ -6,7 +6,10 @@
 //                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), plus the
 //                after-effect of its ISA (below); a slot whose winner is
 //                clearly faster than the provider the priorities pick
-//                (kWinMargin) gets an op_base_pin item. Providers compared
+//                (kWinMargin) gets an op_base_pin item; where none wins
+//                the whole slot but one clearly wins a contiguous band of
+//                two or more size classes, a size-bounded item
+//                ("sum:float@64K-1M=avx2"). Providers compared
 //                with each other are timed interleaved.
 //                Every slot gets a note (opf_tuning_note_<op>_<type>) that
 //                opframe_info --explain shows.
@@ -142,6 +145,14 @@ std::string size_text(long bytes)
     else if (bytes >= 1024 && bytes % 1024 == 0) std::snprintf(buf, sizeof buf, "%ld KiB", bytes >> 10);
     else std::snprintf(buf, sizeof buf, "%ld B", bytes);
     return buf;
+}
+
+// A size as op_base_pin's ranges take it: "64K", "1M", "1536".
+std::string pin_size(long bytes)
+{
+    for (const auto &[shift, suffix] : {std::pair{30, 'G'}, std::pair{20, 'M'}, std::pair{10, 'K'}})
+        if (bytes >= (1L << shift) && bytes % (1L << shift) == 0) return std::to_string(bytes >> shift) + suffix;
+    return std::to_string(bytes);
 }
 
 opf_op_t op_handle(int id) { return reinterpret_cast<opf_op_t>(uintptr_t(id)); }
@@ -393,27 +404,60 @@ int main(int argc, char **argv)
             // Against the priorities only on a clear win: kWinMargin in the
             // geometric mean and no cell kWorstCell slower (two kernels that
             // tie, e.g. both at memory speed, must not flip with the noise).
-            bool clear_win = false;
-            std::string against;
-            for (std::size_t p = 0; p < providers.size(); ++p) {
-                if (!by_priority || providers[p].name != by_priority || p == winner || cells[p] == 0) continue;
-                double lead = 0, worst = 0;
+            // The rule, over the size classes [c0, c1]: does `q` clearly beat
+            // `p` there (every cell of q's measured, both forms)?
+            auto beats = [&](std::size_t q, std::size_t p, std::size_t c0, std::size_t c1, double &lead, double &worst) {
+                lead = worst = 0;
                 int n = 0;
                 for (int f = 0; f < 2; ++f)
-                    for (std::size_t c = 0; c < classes.size(); ++c)
-                        if (time[p][f][c] > 0 && time[winner][f][c] > 0) {
-                            const double r = time[p][f][c] / time[winner][f][c];
-                            lead += std::log(r);
-                            worst = n++ == 0 ? r : std::min(worst, r);
-                        }
+                    for (std::size_t c = c0; c <= c1; ++c) {
+                        if (time[q][f][c] <= 0) return false;
+                        if (time[p][f][c] <= 0) continue;
+                        const double r = time[p][f][c] / time[q][f][c];
+                        lead += std::log(r);
+                        worst = n++ == 0 ? r : std::min(worst, r);
+                    }
                 lead = n ? std::exp(lead / n) : 0;
-                clear_win = n > 0 && lead >= kWinMargin && worst >= kWorstCell;
+                return n > 0 && lead >= kWinMargin && worst >= kWorstCell;
+            };
+            bool clear_win = false;
+            std::string against, band_pin, band_note;
+            for (std::size_t p = 0; p < providers.size(); ++p) {
+                if (!by_priority || providers[p].name != by_priority || cells[p] == 0) continue;
+                double lead = 0, worst = 0;
+                if (p != winner) clear_win = beats(winner, p, 0, classes.size() - 1, lead, worst);
+                // No provider wins the whole slot: one may still clearly win a
+                // contiguous band of at least two size classes (avx2 over
+                // avx512 at 64 KiB-1 MiB): the widest such band, then the
+                // largest lead, is pinned to its sizes (both ends included).
+                std::size_t band_width = 0;
+                double band_lead = 0;
+                for (std::size_t q = 0; q < providers.size() && !clear_win; ++q)
+                    for (std::size_t c0 = 0; q != p && c0 + 1 < classes.size(); ++c0)
+                        for (std::size_t c1 = c0 + 1; c1 < classes.size(); ++c1) {
+                            double l = 0, w = 0;
+                            if ((c0 == 0 && c1 + 1 == classes.size()) || !beats(q, p, c0, c1, l, w)) continue;
+                            const std::size_t width = c1 - c0 + 1;
+                            if (width < band_width || (width == band_width && l <= band_lead)) continue;
+                            band_width = width;
+                            band_lead = l;
+                            const std::string range = pin_size(classes[c0]) + "-" + pin_size(classes[c1]);
+                            band_pin = lower(op_name) + ":" + lower(kt_name) + "@" + range + "=" + providers[q].name;
+                            char text[200];
+                            std::snprintf(text, sizeof text, "; %s %.2fx the priorities' %s at %s, worst cell %.2fx: pinned there",
+                                          providers[q].name.c_str(), l, by_priority, range.c_str(), w);
+                            band_note = text;
+                        }
+                if (p == winner) {
+                    against = band_note;
+                    continue;
+                }
                 char text[160];
                 std::snprintf(text, sizeof text, "; %s %.2fx the priorities' %s, worst cell %.2fx: %s", providers[winner].name.c_str(),
                               lead, by_priority, worst, clear_win ? "pinned" : "not a clear win, the priorities stand");
-                against = text;
+                against = text + band_note;
             }
-            char note[384];
+            char note[640];
             std::snprintf(note, sizeof note, "%s %.2fx %s at %s (its least lead; geomean %.2fx over %s-%s, 2- and 3-buffer)%s",
                           providers[winner].name.c_str(), least, providers[second].name.c_str(),
                           size_text(least_at).c_str(), geo, size_text(classes.front()).c_str(),
@@ -421,6 +465,9 @@ int main(int argc, char **argv)
             notes.push_back("opf_tuning_note_" + lower(op_name) + "_" + lower(kt_name) + " = \"" + note + "\"");
             if (clear_win) {
                 pins += (pins.empty() ? "" : ",") + lower(op_name) + ":" + lower(kt_name) + "=" + providers[winner].name;
+                ++pinned;
+            } else if (!band_pin.empty()) {
+                pins += (pins.empty() ? "" : ",") + band_pin;
                 ++pinned;
             }
             if (mode.verbose) std::fprintf(stderr, "  %s %s: %s\n", op_name.c_str(), kt_name.c_str(), note);
