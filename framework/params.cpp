@@ -961,7 +961,8 @@ void register_framework_params()
           &params.show_load_errors},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_pin", OPF_PARAM_STRING, "",
-          "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\")" INIT_ONLY_NOTE, 4,
+          "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\"); "
+          "op:type@LO-HI=component pins LO to HI bytes per buffer (\"sum:float@64K-1M=avx2\", \"@-4K\", \"@1M-\")" INIT_ONLY_NOTE, 4,
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.pin},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_selftest", OPF_PARAM_BOOL, "false",
