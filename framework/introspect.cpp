@@ -369,7 +369,9 @@ std::string spans_text(const std::vector<TierSpan> &spans)
     for (const TierSpan &t : merged) {
         out += out.empty() ? "" : ",";
         out += t.provider ? t.provider : "none";
-        if (t.pinned) out += std::string(" (pinned ") + t.pinned + ")";
+        // a band pin in the pin's own syntax: no blank in the list (the Open
+        // MPI bridge's op_opframe_kernels_* separates slots with blanks)
+        if (t.pinned) out += std::string("@") + t.pinned;
         if (t.from > 0) out += ">=" + std::to_string(t.from);
         if (t.to >= 0) out += "<" + std::to_string(t.to);
     }

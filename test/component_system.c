@@ -476,7 +476,7 @@ static void test_pins(void)
             expect_run(nbuf, band[i].count, band[i].who, ab);
         }
         CHECK_RC(opf_slot_tiers_text(SUM, I32, OPF_MEM_HOST, nbuf, 0, tiers, (int)sizeof tiers), OPF_SUCCESS);
-        CHECK(strcmp(tiers, "alpha<10,beta (pinned 40-80)>=10<21,alpha>=21") == 0, "%d-buffer tiers: %s", nbuf, tiers);
+        CHECK(strcmp(tiers, "alpha<10,beta@40-80>=10<21,alpha>=21") == 0, "%d-buffer tiers: %s", nbuf, tiers);
     }
     CONTAINS(explain(SUM, I32, 2), "serves counts 10 to 20 (pinned 40-80)");
     EXPECT_SLOT(MAX, I32, "alpha", "alpha");   /* other slots are not touched */
@@ -491,7 +491,7 @@ static void test_pins(void)
     EXPECT_PROVIDER(SUM, I32, 2, 256, "base");
     expect_run(2, 256, "base", ab);
     CHECK_RC(opf_slot_tiers_text(SUM, I32, OPF_MEM_HOST, 2, 0, tiers, (int)sizeof tiers), OPF_SUCCESS);
-    CHECK(strcmp(tiers, "alpha (pinned -8)<3,beta>=3<256,base (pinned 1K-)>=256") == 0, "tiers: %s", tiers);
+    CHECK(strcmp(tiers, "alpha@-8<3,beta>=3<256,base@1K->=256") == 0, "tiers: %s", tiers);
 
     /* Malformed ranges warn at default verbosity, are ignored, and do not
      * stop the good pins. */

@@ -59,7 +59,7 @@ explain=$(OPF_TUNE_FILE_USER="$scratch/band.conf" "$info" --explain sum float 2>
 check "a band pin from the tuning file applies" contains "$explain" "base (default): SELECTED, serves "
 check "... to the counts of its bytes" contains "$explain" "counts 16384 to 262144 (pinned 64K-1M)"
 kernels=$(OPF_TUNE_FILE_USER="$scratch/band.conf" "$info" --kernels --op sum --type float 2>&1)
-check "... and the tiers say so" contains "$kernels" "base (pinned 64K-1M)>=16384<262145"
+check "... and the tiers say so" contains "$kernels" "base@64K-1M>=16384<262145"
 params=$(OPF_TUNE_FILE_USER="$file" OPF_MCA_op_base_threads_min_bytes=3M "$info" --param op base --level 9 2>&1)
 check "the environment wins over the tuning file" contains "$params" \
     "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: environment"
