@@ -132,6 +132,8 @@ struct Harness {
     // Kernels already checked, by slot and pointers, with the ISA level and
     // the provider that checked them.
     std::map<std::tuple<int, int, KernelId, KernelId>, std::pair<int, std::string>> seen;
+    // The same for n-ary kernels (opf_slot_kernel_n's OPF_FORM_N), by slot and pointer.
+    std::map<std::tuple<int, int, KernelId>, std::pair<int, std::string>> seen_n;
     int level_index = 0;
     // The backend every call runs on (host memory unless a device one is built in).
     std::function<std::unique_ptr<engine::Target>(engine::HostCall2, engine::HostCall3)> host_target =
@@ -323,6 +325,120 @@ template <class E> DataSet<E> make_data(uint64_t seed, RefFn<E> ref, size_t n)
     return d;
 }
 
+// One checked n-ary call (opf_kernel_n_fn, k sources) on the 3-buffer
+// layouts of the engine's table: sources take in1's shift when even and
+// in2's when odd (misaligned by elements), dst is a buffer of its own
+// (Distinct3, out's shift), srcs[0] (OutIsIn1) or srcs[k-1] (OutIsIn2).
+template <class E>
+bool check_call_n(Harness& h, opf_kernel_n_fn* fn, const CallInfo& info, const std::vector<std::vector<E>>& srcs,
+                  const std::vector<E>& expect)
+{
+    const CallLayout& lay = *info.layout;
+    const ElementLayout& L = layout_for<E>();
+    const int k = int(srcs.size());
+    const size_t n = expect.size();
+    std::vector<std::unique_ptr<GuardedBuffer>> in;
+    for (int j = 0; j < k; ++j) {
+        in.push_back(std::make_unique<GuardedBuffer>(L, n, lay.shift[j % 2] * sizeof(E), lay.fence));
+        in.back()->set_elements(srcs[j].data());
+    }
+    std::unique_ptr<GuardedBuffer> own;
+    GuardedBuffer* result = nullptr;
+    int aliased = -1;
+    switch (lay.alias) {
+    case Alias::OutIsIn1: aliased = 0; break;
+    case Alias::OutIsIn2: aliased = k - 1; break;
+    default:
+        own = std::make_unique<GuardedBuffer>(L, n, lay.shift[2] * sizeof(E), lay.fence);
+        own->fill_data(kOutFill);
+    }
+    result = aliased >= 0 ? in[size_t(aliased)].get() : own.get();
+    std::vector<const void*> ptrs;
+    for (auto& b : in)
+        ptrs.push_back(b->data());
+    const int sig = engine::run_capturing_faults([&] { fn(ptrs.data(), k, result->data(), opf_count_t(n), nullptr); });
+    if (sig) {
+        ++h.faults;
+        if (h.report.begin(info, "fault"))
+            std::printf("  %s during the call: it read or wrote outside its buffers (%s)\n", engine::signal_name(sig),
+                        engine::fence_name(lay.fence));
+        return false;
+    }
+    bool ok = true;
+    for (int j = 0; j <= k; ++j) {
+        GuardedBuffer* buf = j < k ? in[size_t(j)].get() : own.get();
+        if (!buf)
+            continue;
+        if (auto d = buf->damage()) {
+            ok = false;
+            if (h.report.begin(info, "guard bytes overwritten"))
+                std::printf("  buffer %s%d: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n",
+                            j < k ? "srcs " : "dst", j < k ? j : 0, d->where.c_str(), buf->damaged_bytes(),
+                            buf->bytes());
+        }
+        if (j == k || j == aliased)
+            continue;
+        for (size_t i = 0; i < n; ++i) {
+            E now;
+            std::memcpy(&now, buf->data() + i * sizeof(E), sizeof(E));
+            bool same_bytes = true;
+            for (const ElementLayout::Field& f : L.fields)
+                same_bytes &= std::memcmp(reinterpret_cast<const unsigned char*>(&srcs[size_t(j)][i]) + f.offset,
+                                          reinterpret_cast<const unsigned char*>(&now) + f.offset, f.size) == 0;
+            if (!same_bytes) {
+                ok = false;
+                if (h.report.begin(info, "input modified"))
+                    std::printf("  srcs %d: element %zu was %s, now %s\n", j, i, show(srcs[size_t(j)][i]).c_str(),
+                                show(now).c_str());
+                break;
+            }
+        }
+    }
+    if (h.corrupt)
+        h.corrupt(result->data(), n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        E got;
+        std::memcpy(&got, result->data() + i * sizeof(E), sizeof(E));
+        if (same(expect[i], got))
+            continue;
+        ok = false;
+        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
+            std::printf("  index    %zu\n", i);
+            for (int j = 0; j < k && j < 8; ++j)
+                std::printf("  srcs %-3d %s\n", j, show(srcs[size_t(j)][i]).c_str());
+            if (k > 8)
+                std::printf("  ...      (%d sources)\n", k);
+            std::printf("  expected %s\n", show(expect[i]).c_str());
+            std::printf("  got      %s\n", show(got).c_str());
+        }
+    }
+    if (bad > 2 && h.report.begin(info, "wrong result"))
+        std::printf("  %zu wrong elements in all\n", bad);
+    return ok;
+}
+
+// k sources of n elements (drawn in pairs, so that ties and the special
+// values gen_operands pairs up meet) and the n-ary reference's result.
+template <class E> struct DataSetN {
+    std::vector<std::vector<E>> srcs;
+    std::vector<E> expect;
+};
+template <class E> DataSetN<E> make_data_n(uint64_t seed, RefNFn<E> ref, int k, size_t n)
+{
+    Rng r(seed);
+    DataSetN<E> d{std::vector<std::vector<E>>(size_t(k), std::vector<E>(n)), std::vector<E>(n)};
+    E spare;
+    for (size_t i = 0; i < n; ++i)
+        for (int j = 0; j < k; j += 2)
+            gen_operands(r, d.srcs[size_t(j)][i], j + 1 < k ? d.srcs[size_t(j) + 1][i] : spare);
+    std::vector<const E*> in;
+    for (const auto& v : d.srcs)
+        in.push_back(v.data());
+    ref(in.data(), k, d.expect.data(), n);
+    return d;
+}
+
 // ===========================================================================
 // Kernel level.
 // ===========================================================================
@@ -478,8 +594,66 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             }
         }
     };
-    for (size_t n : h.lengths)
+    // The n-ary form (OPF_FORM_N) of every provider, on the 3-buffer
+    // layouts (check_call_n), k in {1, 2, 3, 8} and OPF_REDUCE_N_MAX with
+    // --deep. Quick (make check's time budget): one k and one layout per
+    // length, taken in turn and shifted by the slot, so that the slots
+    // together cover every (length, k, layout) without multiplying the
+    // calls; deep and slow: every k and every layout a length runs.
+    // Huge lengths (size tiers, deep and slow only): k = 3.
+    const RefNFn<E> ref_n = reference_n_for<E>(op_id);
+    long n_calls = 0;
+    auto run_n = [&](size_t n, bool huge) {
+        if (!ref_n)
+            return;
+        std::vector<int> ks = {1, 2, 3, 8};
+        if (huge)
+            ks = {3};
+        else if (h.opt.e.quick())
+            ks = {ks[size_t(n_calls + op_id + kt) % ks.size()]};
+        else if (!h.opt.e.quick() && (n <= 65 || h.opt.e.slow()))
+            ks.push_back(OPF_REDUCE_N_MAX);
+        std::vector<const CallLayout*> lays;
+        for (const CallLayout* l : layouts_for(h, n, huge))
+            if (l->alias != Alias::InPlace2)
+                lays.push_back(l);
+        for (int k : ks) {
+            std::optional<DataSetN<E>> d;
+            for (size_t p = 0; p < h.providers.size(); ++p) {
+                Provider& prov = h.providers[p];
+                if (!h.opt.e.selected(prov.label, lower(op), lower(type)))
+                    continue;
+                opf_kernel_n_fn* fn = nullptr;
+                const int rc = opf_slot_kernel_n(op_id, kt, OPF_FORM_N, prov.c_name(), opf_count_t(n), &fn);
+                if (rc != OPF_SUCCESS || !fn)
+                    continue;
+                const auto key = std::make_tuple(op_id, kt, kernel_id(reinterpret_cast<void*>(fn)));
+                const auto [it, fresh] = h.seen_n.emplace(key, std::make_pair(h.level_index, prov.label));
+                if (!fresh && it->second != std::make_pair(h.level_index, prov.label))
+                    continue;
+                if (!d)
+                    d = make_data_n<E>(derive_seed(h.opt.e.seed, op_id, 7000 + kt, n * 128 + size_t(k)), ref_n, k, n);
+                char level[32];
+                std::snprintf(level, sizeof level, "kernel_n k=%d", k);
+                CallInfo info{level, op, type, prov.label, nullptr, n};
+                if (!prov.name)
+                    info.provider = std::string("selected->") +
+                                    or_unknown(opf_slot_provider_n(op_id, kt, OPF_FORM_N, opf_count_t(n)));
+                for (size_t li = 0; li < lays.size(); ++li) {
+                    if (h.opt.e.quick() && li != size_t(n_calls + op_id) % lays.size())
+                        continue;
+                    info.layout = lays[li];
+                    state[p].tally.record(check_call_n(h, fn, info, d->srcs, d->expect));
+                    state[p].checked = true;
+                }
+            }
+            ++n_calls;
+        }
+    };
+    for (size_t n : h.lengths) {
         run(make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n), false);
+        run_n(n, false);
+    }
     // Size tiers beyond the listed lengths: a provider may serve large counts
     // with other kernels. Probe growing counts; run the ones that bring a
     // kernel not seen yet (+3: a ragged tail after the vector body).
@@ -493,6 +667,14 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
         }
         if (fresh || h.opt.e.slow())
             run(make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n), true);
+        bool fresh_n = false;
+        for (size_t p = 0; p < h.providers.size(); ++p) {
+            opf_kernel_n_fn* fn = nullptr;
+            opf_slot_kernel_n(op_id, kt, OPF_FORM_N, h.providers[p].c_name(), opf_count_t(n), &fn);
+            fresh_n |= fn && !h.seen_n.contains(std::make_tuple(op_id, kt, kernel_id(reinterpret_cast<void*>(fn))));
+        }
+        if ((fresh_n && !h.opt.e.quick()) || h.opt.e.slow())   // quick: make check's budget
+            run_n(n, true);
     }
     if constexpr (Narrow<E>) {
         // 16-bit floats: every bit pattern once as the left operand, so the

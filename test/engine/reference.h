@@ -747,6 +747,8 @@ template <class Op, class E> concept Defines = requires(const E& x) {
     { Op::eval(x, x) } -> std::same_as<E>;
 };
 
+template <class T> struct IsCplxE : std::false_type {};
+template <class S> struct IsCplxE<Cplx<S>> : std::true_type {};
 template <class E> using RefFn = void (*)(const E*, const E*, E*, size_t);
 template <class Op, class E> void apply_reference(const E* a, const E* b, E* r, size_t n)
 {
@@ -762,6 +764,66 @@ template <class E> RefFn<E> reference_for(int op_id)
             if (Op::id == op_id)
                 fn = &apply_reference<Op, E>;
     });
+    return fn;
+}
+
+// n-ary forms (opf_reduce_local_n, OPF_ROUND_CHAIN): in[0] op in[1] op ...
+// folded left to right with eval (k == 1: in[0]), except AVG, which is no
+// fold: the k inputs summed left to right as SUM rounds, then divided by k
+// once; integers the exact mean rounded toward zero (summed in 128 bits).
+// nullptr where the spec defines no such op, or the reference has no n-ary
+// definition (AVG of 128-bit integers: no wider type to sum them in here).
+template <class E> using RefNFn = void (*)(const E* const*, int, E*, size_t);
+template <class Op, class E> void apply_reference_n(const E* const* in, int k, E* r, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        E acc = in[0][i];
+        for (int j = 1; j < k; ++j)
+            acc = Op::eval(acc, in[j][i]);
+        r[i] = acc;
+    }
+}
+template <class E> E mean_of(const E* const* in, int k, size_t i)
+{
+    if constexpr (Integer<E>) {
+        __int128 s = 0;
+        for (int j = 0; j < k; ++j)
+            s += __int128(in[j][i]);
+        return E(s / k);   // C division: toward zero
+    } else if constexpr (Narrow<E>) {
+        E s = in[0][i];
+        for (int j = 1; j < k; ++j)
+            s = OpSum::eval(s, in[j][i]);
+        return narrow<E>(widen(s) / float(k));
+    } else {
+        E s = in[0][i];
+        for (int j = 1; j < k; ++j)
+            s = OpSum::eval(s, in[j][i]);
+        if constexpr (IsCplxE<E>::value)
+            return {rounded(s.re) / decltype(s.re)(k), rounded(s.im) / decltype(s.im)(k)};
+        else
+            return rounded(s) / E(k);
+    }
+}
+template <class E> void mean_reference_n(const E* const* in, int k, E* r, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        r[i] = mean_of(in, k, i);
+}
+template <class E> RefNFn<E> reference_n_for(int op_id)
+{
+    RefNFn<E> fn = nullptr;
+    for_each_type(Ops{}, [&]<class Op>() {
+        if constexpr (Defines<Op, E>)
+            if (Op::id == op_id)
+                fn = &apply_reference_n<Op, E>;
+    });
+    if (op_id == OPF_OPID_AVG && fn) {
+        if constexpr (Integer<E> && sizeof(E) > 8)
+            fn = nullptr;
+        else if constexpr (Defines<OpAvg, E>)
+            fn = &mean_reference_n<E>;
+    }
     return fn;
 }
 
