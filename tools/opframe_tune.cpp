@@ -158,6 +158,8 @@ std::string pin_size(long bytes)
 opf_op_t op_handle(int id) { return reinterpret_cast<opf_op_t>(uintptr_t(id)); }
 
 // ---- the after-effect workload --------------------------------------------------
+// A slowdown of the workload below this fraction of its time is noise, not charged.
+constexpr double kAfterEffectNoise = 0.05;
 // A fixed piece of application work: a dependent scalar integer chain and an
 // AVX2 multiply-add loop over 4 KiB, about a few microseconds in all.
 volatile uint64_t sink;
@@ -309,8 +311,12 @@ int main(int argc, char **argv)
             opf_kernel3_fn *f3 = nullptr;
             if (opf_slot_kernels(OPF_OPID_SUM, kt_float, p.name.c_str(), n, &f2, &f3) != OPF_SUCCESS || !f2) continue;
             const double t = workload_after([&] { f2(buf.a, buf.b, n); }, have_avx2);
+            // Charged only above the noise of the measurement: seven runs on
+            // one shared AMD EPYC read avx2 (no licence) from -6.8 % to +3.1 %,
+            // and one +1.6 % alone flipped 22 band pins to the base; the
+            // licence slowdowns of open-mpi/ompi#8334 are several times that.
             if (p.name == "base") reference = t;
-            else p.after_ns = std::max(0.0, t - reference);
+            else p.after_ns = t - reference > kAfterEffectNoise * reference ? t - reference : 0.0;
             char item[160];
             if (p.name == "base")
                 std::snprintf(item, sizeof item, "base %.2f us (the reference)", t / 1e3);
@@ -321,7 +327,7 @@ int main(int argc, char **argv)
         }
         out.add("# After-effect: a fixed scalar + AVX2 workload timed right after each SUM FLOAT 16 KiB call of each");
         out.add("# ISA's kernel, one call per workload; the slowdown against the base's is added to the ISA's kernel");
-        out.add("# time below (negative: noise, not charged).");
+        out.add("# time below when it exceeds 5% of the workload (less is noise, not charged).");
         out.add("opf_tuning_aftereffect = \"workload after the kernel: " + text + "\"");
         std::fprintf(stderr, "opframe_tune: after-effect: %s\n", text.c_str());
     }
