@@ -198,245 +198,287 @@ std::vector<const CallLayout*> datatype_layouts(const Harness& h)
 }
 
 // ===========================================================================
+// Element types at run time. The checking code below is compiled once; only
+// what needs the type (comparing, printing, drawing operands, the reference)
+// is compiled once per type.
+// ===========================================================================
+struct ElementKind {
+    const ElementLayout* layout;
+    size_t size;
+    bool (*same)(const unsigned char* want, const unsigned char* got);   // any NaN matches any NaN
+    std::string (*show)(const unsigned char* element);
+};
+template <class E> const ElementKind& kind_of()
+{
+    static const ElementKind k{&layout_for<E>(), sizeof(E),
+                               [](const unsigned char* x, const unsigned char* y) {
+                                   E a, b;
+                                   std::memcpy(&a, x, sizeof a);
+                                   std::memcpy(&b, y, sizeof b);
+                                   return same(a, b);
+                               },
+                               [](const unsigned char* x) {
+                                   E a;
+                                   std::memcpy(&a, x, sizeof a);
+                                   return show(a);
+                               }};
+    return k;
+}
+
+// k operand arrays of n elements and the reference's result, as bytes
+// (k = 2 for the 2- and 3-buffer kernels and the datatype level).
+struct DataSet {
+    const ElementKind* kind = nullptr;
+    size_t n = 0;
+    std::vector<std::vector<unsigned char>> srcs;
+    std::vector<unsigned char> expect;
+    const unsigned char* at(const std::vector<unsigned char>& v, size_t i) const { return v.data() + i * kind->size; }
+};
+template <class E> std::vector<unsigned char> as_bytes(const std::vector<E>& v)
+{
+    std::vector<unsigned char> b(v.size() * sizeof(E));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+// Sources drawn in pairs, so that ties and the special values gen_operands
+// pairs up meet; the reference's result (2-buffer reference for k = 2 when
+// given, the n-ary one otherwise).
+template <class E> DataSet make_data(const std::vector<std::vector<E>>& srcs, RefFn<E> ref, RefNFn<E> ref_n)
+{
+    const size_t n = srcs[0].size();
+    std::vector<E> expect(n);
+    if (ref) {
+        ref(srcs[0].data(), srcs[1].data(), expect.data(), n);
+    } else {
+        std::vector<const E*> in;
+        for (const auto& v : srcs)
+            in.push_back(v.data());
+        ref_n(in.data(), int(srcs.size()), expect.data(), n);
+    }
+    DataSet d{&kind_of<E>(), n, {}, as_bytes(expect)};
+    for (const auto& v : srcs)
+        d.srcs.push_back(as_bytes(v));
+    return d;
+}
+template <class E> std::vector<std::vector<E>> draw_sources(uint64_t seed, int k, size_t n)
+{
+    Rng r(seed);
+    std::vector<std::vector<E>> srcs(size_t(k), std::vector<E>(n, E{}));
+    E spare;
+    for (size_t i = 0; i < n; ++i)
+        for (int j = 0; j < k; j += 2)
+            gen_operands(r, srcs[size_t(j)][i], j + 1 < k ? srcs[size_t(j) + 1][i] : spare);
+    return srcs;
+}
+template <class E> DataSet make_data(uint64_t seed, RefFn<E> ref, size_t n)
+{
+    return make_data<E>(draw_sources<E>(seed, 2, n), ref, nullptr);
+}
+template <class E> DataSet make_data_n(uint64_t seed, RefNFn<E> ref_n, int k, size_t n)
+{
+    return make_data<E>(draw_sources<E>(seed, k, n), nullptr, ref_n);
+}
+
+// ===========================================================================
 // One checked call: fill guarded buffers, call (faults captured), then
 // verify the guards and padding, the inputs and every result element.
 // ===========================================================================
-template <class E>
-bool check_call(Harness& h, engine::Target& t, const CallInfo& info, const std::vector<E>& a,
-                const std::vector<E>& b, const std::vector<E>& expect)
+// A buffer of a call, for verify(): its name in messages, and the source it
+// holds that must come back unchanged (none: the result, or a 3-buffer out).
+struct CallBuffer {
+    std::string name;
+    GuardedBuffer* buf;
+    const std::vector<unsigned char>* source;
+};
+
+// After the call: guards and padding of every buffer, every source that is
+// not the result unchanged (data bytes only), the result against the
+// reference element by element.
+bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vector<CallBuffer>& bufs,
+            GuardedBuffer* result)
+{
+    const ElementKind& K = *d.kind;
+    bool ok = true;
+    for (const CallBuffer& b : bufs) {
+        if (auto dmg = b.buf->damage()) {
+            ok = false;
+            if (h.report.begin(info, "guard bytes overwritten"))
+                std::printf("  buffer %s: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n",
+                            b.name.c_str(), dmg->where.c_str(), b.buf->damaged_bytes(), b.buf->bytes());
+        }
+        if (!b.source || b.buf == result)
+            continue;
+        for (size_t i = 0; i < d.n; ++i) {
+            const unsigned char *was = d.at(*b.source, i), *now = b.buf->data() + i * K.size;
+            bool same_bytes = true;
+            for (const ElementLayout::Field& f : K.layout->fields)
+                same_bytes &= std::memcmp(was + f.offset, now + f.offset, f.size) == 0;
+            if (!same_bytes) {
+                ok = false;
+                if (h.report.begin(info, "input modified"))
+                    std::printf("  buffer %s: element %zu was %s, now %s\n", b.name.c_str(), i, K.show(was).c_str(),
+                                K.show(now).c_str());
+                break;
+            }
+        }
+    }
+
+    if (h.corrupt)
+        h.corrupt(result->data(), d.n);
+    const size_t k = d.srcs.size();
+    size_t bad = 0;
+    for (size_t i = 0; i < d.n; ++i) {
+        const unsigned char* got = result->data() + i * K.size;
+        if (K.same(d.at(d.expect, i), got))
+            continue;
+        ok = false;
+        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
+            std::printf("  index    %zu\n", i);
+            for (size_t j = 0; j < k && j < 8; ++j)
+                if (k == 2)
+                    std::printf("  %-8s %s\n", j ? "right" : "left", K.show(d.at(d.srcs[j], i)).c_str());
+                else
+                    std::printf("  srcs %-3zu %s\n", j, K.show(d.at(d.srcs[j], i)).c_str());
+            if (k > 8)
+                std::printf("  ...      (%zu sources)\n", k);
+            std::printf("  expected %s\n", K.show(d.at(d.expect, i)).c_str());
+            std::printf("  got      %s\n", K.show(got).c_str());
+        }
+    }
+    if (bad > 2 && h.report.begin(info, "wrong result"))
+        std::printf("  %zu wrong elements in all\n", bad);
+    return ok;
+}
+
+bool report_fault(Harness& h, const CallInfo& info, int sig, Fence fence)
+{
+    ++h.faults;
+    if (h.report.begin(info, "fault"))
+        std::printf("  %s during the call: it read or wrote outside its buffers (%s)\n", engine::signal_name(sig),
+                    engine::fence_name(fence));
+    return false;
+}
+
+// A 2- or 3-buffer call (the layout's alias says which) on d's two sources.
+bool check_call(Harness& h, engine::Target& t, const CallInfo& info, const DataSet& d)
 {
     const CallLayout& lay = *info.layout;
-    const ElementLayout& L = layout_for<E>();
-    const size_t n = a.size();
+    const ElementLayout& L = *d.kind->layout;
+    const size_t n = d.n;
     const Fence fence = t.host_memory() ? lay.fence : Fence::Bytes;
     const bool two = lay.alias == Alias::InPlace2;
     if (two ? !t.has_two() : !t.has_three())
         return true;
-    auto make = [&](int k) { return std::make_unique<GuardedBuffer>(L, n, lay.shift[k] * sizeof(E), fence); };
+    auto make = [&](int k) { return std::make_unique<GuardedBuffer>(L, n, lay.shift[k] * d.kind->size, fence); };
     std::unique_ptr<GuardedBuffer> in1 = make(0), in2 = make(1), out;
-    in1->set_elements(a.data());
-    in2->set_elements(b.data());
+    in1->set_elements(d.srcs[0].data());
+    in2->set_elements(d.srcs[1].data());
+    if (lay.alias == Alias::Distinct3) {
+        out = make(2);
+        out->fill_data(kOutFill);
+    }
 
-    GuardedBuffer* result = nullptr;
-    std::vector<std::pair<const char*, GuardedBuffer*>> inputs; // must come back unchanged
     int rc = OPF_SUCCESS;
     const int sig = engine::run_capturing_faults([&] {
         switch (lay.alias) {
-        case Alias::InPlace2:
-            rc = t.two(*in1, *in2, n);
-            break;
-        case Alias::Distinct3:
-            out = make(2);
-            out->fill_data(kOutFill);
-            rc = t.three(*in1, *in2, *out, n);
-            break;
-        case Alias::OutIsIn1:
-            rc = t.three(*in1, *in2, *in1, n);
-            break;
-        case Alias::OutIsIn2:
-            rc = t.three(*in1, *in2, *in2, n);
-            break;
+        case Alias::InPlace2: rc = t.two(*in1, *in2, n); break;
+        case Alias::Distinct3: rc = t.three(*in1, *in2, *out, n); break;
+        case Alias::OutIsIn1: rc = t.three(*in1, *in2, *in1, n); break;
+        case Alias::OutIsIn2: rc = t.three(*in1, *in2, *in2, n); break;
         }
     });
-    switch (lay.alias) {
-    case Alias::InPlace2: result = in2.get(); inputs = {{"in", in1.get()}}; break;
-    case Alias::Distinct3: result = out.get(); inputs = {{"in1", in1.get()}, {"in2", in2.get()}}; break;
-    case Alias::OutIsIn1: result = in1.get(); inputs = {{"in2", in2.get()}}; break;
-    case Alias::OutIsIn2: result = in2.get(); inputs = {{"in1", in1.get()}}; break;
-    }
-    if (sig) {
-        ++h.faults;
-        if (h.report.begin(info, "fault"))
-            std::printf("  %s during the call: it read or wrote outside its buffers (%s)\n", engine::signal_name(sig),
-                        engine::fence_name(fence));
-        return false;
-    }
+    if (sig)
+        return report_fault(h, info, sig, fence);
     if (rc != OPF_SUCCESS) {
         if (h.report.begin(info, "return code"))
             std::printf("  returned %d, expected OPF_SUCCESS (last error: %s)\n", rc, opf_last_error());
         return false;
     }
-
-    bool ok = true;
-    std::vector<std::pair<const char*, GuardedBuffer*>> all = {{two ? "in" : "in1", in1.get()},
-                                                               {two ? "inout" : "in2", in2.get()}};
+    GuardedBuffer* result = out ? out.get() : lay.alias == Alias::OutIsIn1 ? in1.get() : in2.get();
+    std::vector<CallBuffer> bufs = {{two ? "in" : "in1", in1.get(), &d.srcs[0]},
+                                    {two ? "inout" : "in2", in2.get(), &d.srcs[1]}};
     if (out)
-        all.push_back({"out", out.get()});
-    for (auto& [name, buf] : all) {
-        if (auto d = buf->damage()) {
-            ok = false;
-            if (h.report.begin(info, "guard bytes overwritten"))
-                std::printf("  buffer %s: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n", name,
-                            d->where.c_str(), buf->damaged_bytes(), buf->bytes());
-        }
-    }
-    for (auto& [name, buf] : inputs) {
-        const std::vector<E>& orig = buf == in1.get() ? a : b;
-        for (size_t i = 0; i < n; ++i) {
-            E now;
-            std::memcpy(&now, buf->data() + i * sizeof(E), sizeof(E));
-            bool same_bytes = true;
-            for (const ElementLayout::Field& f : L.fields)
-                same_bytes &= std::memcmp(reinterpret_cast<const unsigned char*>(&orig[i]) + f.offset,
-                                          reinterpret_cast<const unsigned char*>(&now) + f.offset, f.size) == 0;
-            if (!same_bytes) {
-                ok = false;
-                if (h.report.begin(info, "input modified"))
-                    std::printf("  buffer %s: element %zu was %s, now %s\n", name, i, show(orig[i]).c_str(),
-                                show(now).c_str());
-                break;
-            }
-        }
-    }
-
-    if (h.corrupt)
-        h.corrupt(result->data(), n);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i) {
-        E got;
-        std::memcpy(&got, result->data() + i * sizeof(E), sizeof(E));
-        if (same(expect[i], got))
-            continue;
-        ok = false;
-        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
-            std::printf("  index    %zu\n", i);
-            std::printf("  left     %s\n", show(a[i]).c_str());
-            std::printf("  right    %s\n", show(b[i]).c_str());
-            std::printf("  expected %s\n", show(expect[i]).c_str());
-            std::printf("  got      %s\n", show(got).c_str());
-        }
-    }
-    if (bad > 2 && h.report.begin(info, "wrong result"))
-        std::printf("  %zu wrong elements in all\n", bad);
-    return ok;
+        bufs.push_back({"out", out.get(), nullptr});
+    return verify(h, info, d, bufs, result);
 }
 
-// Operands and the expected result for one (op, type, length).
-template <class E> struct DataSet {
-    std::vector<E> a, b, expect;
-};
-template <class E> DataSet<E> make_data(uint64_t seed, RefFn<E> ref, size_t n)
-{
-    Rng r(seed);
-    DataSet<E> d{std::vector<E>(n), std::vector<E>(n), std::vector<E>(n)};
-    for (size_t i = 0; i < n; ++i)
-        gen_operands(r, d.a[i], d.b[i]);
-    ref(d.a.data(), d.b.data(), d.expect.data(), n);
-    return d;
-}
-
-// One checked n-ary call (opf_kernel_n_fn, k sources) on the 3-buffer
+// One checked n-ary call (opf_kernel_n_fn, d's k sources) on the 3-buffer
 // layouts of the engine's table: sources take in1's shift when even and
 // in2's when odd (misaligned by elements), dst is a buffer of its own
 // (Distinct3, out's shift), srcs[0] (OutIsIn1) or srcs[k-1] (OutIsIn2).
-template <class E>
-bool check_call_n(Harness& h, opf_kernel_n_fn* fn, const CallInfo& info, const std::vector<std::vector<E>>& srcs,
-                  const std::vector<E>& expect)
+bool check_call_n(Harness& h, opf_kernel_n_fn* fn, const CallInfo& info, const DataSet& d)
 {
     const CallLayout& lay = *info.layout;
-    const ElementLayout& L = layout_for<E>();
-    const int k = int(srcs.size());
-    const size_t n = expect.size();
+    const ElementLayout& L = *d.kind->layout;
+    const int k = int(d.srcs.size());
+    const size_t n = d.n;
     std::vector<std::unique_ptr<GuardedBuffer>> in;
+    std::vector<CallBuffer> bufs;
     for (int j = 0; j < k; ++j) {
-        in.push_back(std::make_unique<GuardedBuffer>(L, n, lay.shift[j % 2] * sizeof(E), lay.fence));
-        in.back()->set_elements(srcs[j].data());
+        in.push_back(std::make_unique<GuardedBuffer>(L, n, lay.shift[j % 2] * d.kind->size, lay.fence));
+        in.back()->set_elements(d.srcs[size_t(j)].data());
+        bufs.push_back({"srcs " + std::to_string(j), in.back().get(), &d.srcs[size_t(j)]});
     }
     std::unique_ptr<GuardedBuffer> own;
-    GuardedBuffer* result = nullptr;
-    int aliased = -1;
+    GuardedBuffer* result;
     switch (lay.alias) {
-    case Alias::OutIsIn1: aliased = 0; break;
-    case Alias::OutIsIn2: aliased = k - 1; break;
+    case Alias::OutIsIn1: result = in.front().get(); break;
+    case Alias::OutIsIn2: result = in.back().get(); break;
     default:
-        own = std::make_unique<GuardedBuffer>(L, n, lay.shift[2] * sizeof(E), lay.fence);
+        own = std::make_unique<GuardedBuffer>(L, n, lay.shift[2] * d.kind->size, lay.fence);
         own->fill_data(kOutFill);
+        bufs.push_back({"dst", own.get(), nullptr});
+        result = own.get();
     }
-    result = aliased >= 0 ? in[size_t(aliased)].get() : own.get();
     std::vector<const void*> ptrs;
     for (auto& b : in)
         ptrs.push_back(b->data());
     const int sig = engine::run_capturing_faults([&] { fn(ptrs.data(), k, result->data(), opf_count_t(n), nullptr); });
-    if (sig) {
-        ++h.faults;
-        if (h.report.begin(info, "fault"))
-            std::printf("  %s during the call: it read or wrote outside its buffers (%s)\n", engine::signal_name(sig),
-                        engine::fence_name(lay.fence));
-        return false;
-    }
-    bool ok = true;
-    for (int j = 0; j <= k; ++j) {
-        GuardedBuffer* buf = j < k ? in[size_t(j)].get() : own.get();
-        if (!buf)
-            continue;
-        if (auto d = buf->damage()) {
-            ok = false;
-            if (h.report.begin(info, "guard bytes overwritten"))
-                std::printf("  buffer %s%d: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n",
-                            j < k ? "srcs " : "dst", j < k ? j : 0, d->where.c_str(), buf->damaged_bytes(),
-                            buf->bytes());
-        }
-        if (j == k || j == aliased)
-            continue;
-        for (size_t i = 0; i < n; ++i) {
-            E now;
-            std::memcpy(&now, buf->data() + i * sizeof(E), sizeof(E));
-            bool same_bytes = true;
-            for (const ElementLayout::Field& f : L.fields)
-                same_bytes &= std::memcmp(reinterpret_cast<const unsigned char*>(&srcs[size_t(j)][i]) + f.offset,
-                                          reinterpret_cast<const unsigned char*>(&now) + f.offset, f.size) == 0;
-            if (!same_bytes) {
-                ok = false;
-                if (h.report.begin(info, "input modified"))
-                    std::printf("  srcs %d: element %zu was %s, now %s\n", j, i, show(srcs[size_t(j)][i]).c_str(),
-                                show(now).c_str());
-                break;
-            }
-        }
-    }
-    if (h.corrupt)
-        h.corrupt(result->data(), n);
-    size_t bad = 0;
-    for (size_t i = 0; i < n; ++i) {
-        E got;
-        std::memcpy(&got, result->data() + i * sizeof(E), sizeof(E));
-        if (same(expect[i], got))
-            continue;
-        ok = false;
-        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
-            std::printf("  index    %zu\n", i);
-            for (int j = 0; j < k && j < 8; ++j)
-                std::printf("  srcs %-3d %s\n", j, show(srcs[size_t(j)][i]).c_str());
-            if (k > 8)
-                std::printf("  ...      (%d sources)\n", k);
-            std::printf("  expected %s\n", show(expect[i]).c_str());
-            std::printf("  got      %s\n", show(got).c_str());
-        }
-    }
-    if (bad > 2 && h.report.begin(info, "wrong result"))
-        std::printf("  %zu wrong elements in all\n", bad);
-    return ok;
+    if (sig)
+        return report_fault(h, info, sig, lay.fence);
+    return verify(h, info, d, bufs, result);
 }
 
-// k sources of n elements (drawn in pairs, so that ties and the special
-// values gen_operands pairs up meet) and the n-ary reference's result.
-template <class E> struct DataSetN {
-    std::vector<std::vector<E>> srcs;
-    std::vector<E> expect;
+// One slot's element type and references, for check_slot (compiled once):
+// null functions where the spec defines no such op.
+struct SlotData {
+    const ElementKind* kind = nullptr;
+    std::function<DataSet(uint64_t seed, size_t n)> pairs;
+    std::function<DataSet(uint64_t seed, int k, size_t n)> sources;
+    // 8- and 16-bit floats: every bit pattern (8-bit: every pair) as the left
+    // operand, or as the right one; null for the other types.
+    std::function<DataSet(uint64_t seed, bool as_right)> patterns;
 };
-template <class E> DataSetN<E> make_data_n(uint64_t seed, RefNFn<E> ref, int k, size_t n)
+template <class E> SlotData slot_data(int op_id)
 {
-    Rng r(seed);
-    DataSetN<E> d{std::vector<std::vector<E>>(size_t(k), std::vector<E>(n)), std::vector<E>(n)};
-    E spare;
-    for (size_t i = 0; i < n; ++i)
-        for (int j = 0; j < k; j += 2)
-            gen_operands(r, d.srcs[size_t(j)][i], j + 1 < k ? d.srcs[size_t(j) + 1][i] : spare);
-    std::vector<const E*> in;
-    for (const auto& v : d.srcs)
-        in.push_back(v.data());
-    ref(in.data(), k, d.expect.data(), n);
-    return d;
+    SlotData s{&kind_of<E>(), nullptr, nullptr, nullptr};
+    if (const RefFn<E> ref = reference_for<E>(op_id)) {
+        s.pairs = [ref](uint64_t seed, size_t n) { return make_data<E>(seed, ref, n); };
+        if constexpr (Narrow<E>) {
+            // 16-bit floats: every bit pattern once as the left operand, so
+            // the conversions are exercised on all of them (ties with the
+            // right operand kept every fourth element); 8-bit floats: every pair.
+            s.patterns = [ref](uint64_t seed, bool as_right) {
+                std::vector<std::vector<E>> srcs = draw_sources<E>(seed, 2, 65536);
+                for (size_t i = 0; i < 65536; ++i) {
+                    if constexpr (sizeof(E) == 1) {
+                        srcs[0][i].bits = uint8_t(i >> 8);
+                        srcs[1][i].bits = uint8_t(i);
+                    } else {
+                        srcs[0][i].bits = uint16_t(i);
+                        if (i % 4 == 0)
+                            srcs[1][i] = srcs[0][i];
+                    }
+                }
+                if (as_right)
+                    std::swap(srcs[0], srcs[1]);
+                return make_data<E>(srcs, ref, nullptr);
+            };
+        }
+    }
+    if (const RefNFn<E> ref_n = reference_n_for<E>(op_id))
+        s.sources = [ref_n](uint64_t seed, int k, size_t n) { return make_data_n<E>(seed, ref_n, k, n); };
+    return s;
 }
 
 // ===========================================================================
@@ -458,14 +500,13 @@ std::unique_ptr<engine::Target> kernel_target(Harness& h, opf_kernel2_fn* fn2, o
 
 // --bench: the median time of every provider's 2-buffer kernel of a slot
 // on the same data, side by side, with the speed-up over the base.
-template <class E> void bench_slot(Harness& h, int op_id, int kt, RefFn<E> ref, const std::string& op,
-                                   const std::string& type)
+void bench_slot(Harness& h, int op_id, int kt, const SlotData& s, const std::string& op, const std::string& type)
 {
     std::vector<size_t> counts = {4096};
     if (h.opt.e.slow())
         counts = {64, 4096, 262144};
     for (size_t n : counts) {
-        const DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n);
+        const DataSet d = s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n);
         std::string line;
         double base_ns = 0;
         int shown = 0;
@@ -476,10 +517,9 @@ template <class E> void bench_slot(Harness& h, int op_id, int kt, RefFn<E> ref, 
             opf_kernel3_fn* fn3 = nullptr;
             if (opf_slot_kernels(op_id, kt, prov.c_name(), opf_count_t(n), &fn2, &fn3) != OPF_SUCCESS || !fn2)
                 continue;
-            const ElementLayout& L = layout_for<E>();
-            GuardedBuffer in(L, n, 0, Fence::Bytes), io(L, n, 0, Fence::Bytes);
-            in.set_elements(d.a.data());
-            io.set_elements(d.b.data());
+            GuardedBuffer in(*s.kind->layout, n, 0, Fence::Bytes), io(*s.kind->layout, n, 0, Fence::Bytes);
+            in.set_elements(d.srcs[0].data());
+            io.set_elements(d.srcs[1].data());
             // NO_OP and REPLACE leave the data as they were; the others may
             // drift towards NaN or inf over the repetitions, as every
             // provider's data does alike.
@@ -508,21 +548,20 @@ template <class E> void bench_slot(Harness& h, int op_id, int kt, RefFn<E> ref, 
     }
 }
 
-template <class E> void check_slot(Harness& h, int op_id, int kt)
+void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
 {
     const std::string op = op_label(op_id), type = or_unknown(opf_kernel_type_name(kt));
-    const RefFn<E> ref = reference_for<E>(op_id);
-    if (!ref) {
+    if (!s.pairs) {
         ++h.warnings;
         std::printf("warning: slot %s/%s exists, but the spec defines no such op on that kernel type; not checked\n",
                     op.c_str(), type.c_str());
         return;
     }
     const int extent = opf_kernel_type_extent(kt);
-    if (extent != int(sizeof(E))) {
+    if (extent != int(s.kind->size)) {
         h.kernel_total.record(false);
         std::printf("FAIL kernel type %s: opf_kernel_type_extent %d, spec layout is %zu bytes\n", type.c_str(),
-                    extent, sizeof(E));
+                    extent, s.kind->size);
         return;
     }
     h.kernel_total.record(true);
@@ -537,8 +576,8 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
     std::vector<std::vector<std::pair<opf_kernel2_fn*, opf_kernel3_fn*>>> tiers(h.providers.size());
     // Runs one data set through every provider's kernels (fetched for this
     // length: providers may offer size-tiered kernels).
-    auto run = [&](const DataSet<E>& d, bool huge) {
-        const size_t n = d.a.size();
+    auto run = [&](const DataSet& d, bool huge) {
+        const size_t n = d.n;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             Provider& prov = h.providers[p];
             if (!h.opt.e.selected(prov.label, lower(op), lower(type)))
@@ -589,7 +628,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
                     const char* who = opf_slot_provider(op_id, kt, nbuf, opf_count_t(n));
                     info.provider = std::string("selected->") + or_unknown(who);
                 }
-                state[p].tally.record(check_call(h, *t, info, d.a, d.b, d.expect));
+                state[p].tally.record(check_call(h, *t, info, d));
                 state[p].checked = true;
             }
         }
@@ -601,10 +640,9 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
     // together cover every (length, k, layout) without multiplying the
     // calls; deep and slow: every k and every layout a length runs.
     // Huge lengths (size tiers, deep and slow only): k = 3.
-    const RefNFn<E> ref_n = reference_n_for<E>(op_id);
     long n_calls = 0;
     auto run_n = [&](size_t n, bool huge) {
-        if (!ref_n)
+        if (!s.sources)
             return;
         std::vector<int> ks = {1, 2, 3, 8};
         if (huge)
@@ -618,7 +656,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             if (l->alias != Alias::InPlace2)
                 lays.push_back(l);
         for (int k : ks) {
-            std::optional<DataSetN<E>> d;
+            std::optional<DataSet> d;
             for (size_t p = 0; p < h.providers.size(); ++p) {
                 Provider& prov = h.providers[p];
                 if (!h.opt.e.selected(prov.label, lower(op), lower(type)))
@@ -632,7 +670,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
                 if (!fresh && it->second != std::make_pair(h.level_index, prov.label))
                     continue;
                 if (!d)
-                    d = make_data_n<E>(derive_seed(h.opt.e.seed, op_id, 7000 + kt, n * 128 + size_t(k)), ref_n, k, n);
+                    d = s.sources(derive_seed(h.opt.e.seed, op_id, 7000 + kt, n * 128 + size_t(k)), k, n);
                 char level[32];
                 std::snprintf(level, sizeof level, "kernel_n k=%d", k);
                 CallInfo info{level, op, type, prov.label, nullptr, n};
@@ -643,7 +681,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
                     if (h.opt.e.quick() && li != size_t(n_calls + op_id) % lays.size())
                         continue;
                     info.layout = lays[li];
-                    state[p].tally.record(check_call_n(h, fn, info, d->srcs, d->expect));
+                    state[p].tally.record(check_call_n(h, fn, info, *d));
                     state[p].checked = true;
                 }
             }
@@ -651,7 +689,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
         }
     };
     for (size_t n : h.lengths) {
-        run(make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n), false);
+        run(s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n), false);
         run_n(n, false);
     }
     // Size tiers beyond the listed lengths: a provider may serve large counts
@@ -666,7 +704,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
             fresh |= (fn2 || fn3) && !h.seen.contains(slot_key(op_id, kt, fn2, fn3));
         }
         if (fresh || h.opt.e.slow())
-            run(make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, n), ref, n), true);
+            run(s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n), true);
         bool fresh_n = false;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             opf_kernel_n_fn* fn = nullptr;
@@ -676,30 +714,11 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
         if ((fresh_n && !h.opt.e.quick()) || h.opt.e.slow())   // quick: make check's budget
             run_n(n, true);
     }
-    if constexpr (Narrow<E>) {
-        // 16-bit floats: every bit pattern once as the left operand, so the
-        // conversions are exercised on all of them (ties with the right
-        // operand kept every fourth element); 8-bit floats: every pair.
-        if (!h.opt.e.quick()) {
-            DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, kt, 65536), ref, 65536);
-            for (size_t i = 0; i < 65536; ++i) {
-                if constexpr (sizeof(E) == 1) {
-                    d.a[i].bits = uint8_t(i >> 8);
-                    d.b[i].bits = uint8_t(i);
-                } else {
-                    d.a[i].bits = uint16_t(i);
-                    if (i % 4 == 0)
-                        d.b[i] = d.a[i];
-                }
-            }
-            ref(d.a.data(), d.b.data(), d.expect.data(), d.a.size());
-            run(d, true);
-            if (h.opt.e.slow()) { // and as the right operand
-                std::swap(d.a, d.b);
-                ref(d.a.data(), d.b.data(), d.expect.data(), d.a.size());
-                run(d, true);
-            }
-        }
+    if (s.patterns && !h.opt.e.quick()) {
+        const uint64_t seed = derive_seed(h.opt.e.seed, op_id, kt, 65536);
+        run(s.patterns(seed, false), true);
+        if (h.opt.e.slow())
+            run(s.patterns(seed, true), true);
     }
     bool any = false;
     for (size_t p = 0; p < h.providers.size(); ++p) {
@@ -718,7 +737,7 @@ template <class E> void check_slot(Harness& h, int op_id, int kt)
     }
     h.slots_checked += any;
     if (h.opt.e.bench && any)
-        bench_slot<E>(h, op_id, kt, ref, op, type);
+        bench_slot(h, op_id, kt, s, op, type);
 }
 void run_kernel_level(Harness& h)
 {
@@ -744,7 +763,7 @@ void run_kernel_level(Harness& h)
                 }
                 continue;
             }
-            if (!with_kernel_type(kt, [&]<class E>() { check_slot<E>(h, op, kt); })) {
+            if (!with_kernel_type(kt, [&]<class E>() { check_slot(h, op, kt, slot_data<E>(op)); })) {
                 ++h.warnings;
                 std::printf("warning: slot %s/kernel type %d has no layout in this harness; not checked\n",
                             op_label(op).c_str(), kt);
@@ -834,15 +853,15 @@ void add_totals(const Harness& h)
 }
 
 // A predefined op the type does not support: OPF_ERR_OP, nothing touched.
-template <class E> bool check_rejected(Harness& h, opf_datatype_t type, int op_id, const CallInfo& base_info)
+bool check_rejected(Harness& h, const ElementKind& K, opf_datatype_t type, int op_id, const CallInfo& base_info)
 {
     bool ok = true;
-    const ElementLayout& L = layout_for<E>();
+    const ElementLayout& L = *K.layout;
     for (opf_count_t count : {opf_count_t(5), opf_count_t(0)}) {
         for (int nbuf : {2, 3}) {
             GuardedBuffer x(L, 5, 0, Fence::Bytes), y(L, 5, 0, Fence::Bytes), z(L, 5, 0, Fence::Bytes);
             Rng r(derive_seed(h.opt.e.seed, op_id, 1000 + uintptr_t(type), count));
-            std::vector<unsigned char> fill(5 * sizeof(E));
+            std::vector<unsigned char> fill(5 * K.size);
             for (GuardedBuffer* g : {&x, &y, &z}) {
                 for (unsigned char& c : fill)
                     c = static_cast<unsigned char>(r.next());
@@ -903,8 +922,11 @@ std::vector<size_t> datatype_lengths(const Harness& h, int op_id, int kt)
     return lengths;
 }
 
-template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
+// spec_size: the type's size by the spec (the element's data bytes);
+// data_for: slot_data<E> of the type's element.
+void check_datatype(Harness& h, const DatatypeSpec& spec, size_t spec_size, SlotData (*data_for)(int op_id))
 {
+    const ElementKind& K = *data_for(OPF_OPID_SUM).kind;
     const opf_datatype_t type = OPF_TYPE_HANDLE_(spec.id);
     const std::string tname = or_unknown(opf_type_name(type));
 
@@ -912,17 +934,17 @@ template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
     opf_count_t size = -1;
     opf_aint_t lb = -1, extent = -1;
     int kt = -2;
-    const bool size_ok = opf_type_size(type, &size) == OPF_SUCCESS && size_t(size) == spec_type_size<E>();
+    const bool size_ok = opf_type_size(type, &size) == OPF_SUCCESS && size_t(size) == spec_size;
     const bool extent_ok = opf_type_get_extent(type, &lb, &extent) == OPF_SUCCESS && lb == 0 &&
-                           size_t(extent) == sizeof(E);
+                           size_t(extent) == K.size;
     const bool kt_ok = opf_type_kernel_type(type, &kt) == OPF_SUCCESS && kt == spec.kt;
     h.datatype_total.record(size_ok);
     h.datatype_total.record(extent_ok);
     h.datatype_total.record(kt_ok);
     if (!size_ok || !extent_ok || !kt_ok) {
         std::printf("FAIL datatype %s: size %lld (spec %zu), lb %lld extent %lld (spec 0, %zu), kernel type %d (spec %d)\n",
-                    tname.c_str(), (long long)size, spec_type_size<E>(), (long long)lb, (long long)extent,
-                    sizeof(E), kt, spec.kt);
+                    tname.c_str(), (long long)size, spec_size, (long long)lb, (long long)extent,
+                    K.size, kt, spec.kt);
         if (!extent_ok)
             return; // the buffers below would have the wrong layout
     }
@@ -941,11 +963,11 @@ template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
         CallInfo info{"datatype", oname, tname, "-", nullptr, 0};
         if (vrc != OPF_SUCCESS || !lib_valid) {
             if (!h.device_backend)
-                check_rejected<E>(h, type, op_id, info);
+                check_rejected(h, K, type, op_id, info);
             continue;
         }
-        const RefFn<E> ref = reference_for<E>(op_id);
-        if (!ref)
+        const SlotData data = data_for(op_id);
+        if (!data.pairs)
             continue; // the library calls valid what the spec does not (reported above)
         const opf_op_t op = OPF_OP_HANDLE_(op_id);
         if (!h.opt.e.selected("datatype", lower(oname), lower(tname)))
@@ -959,11 +981,11 @@ template <class E> void check_datatype(Harness& h, const DatatypeSpec& spec)
         }
         const std::unique_ptr<engine::Target> t = h.datatype_target(type, op);
         for (size_t n : datatype_lengths(h, op_id, spec.kt)) {
-            const DataSet<E> d = make_data<E>(derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n), ref, n);
+            const DataSet d = data.pairs(derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n), n);
             info.n = n;
             for (const CallLayout* lay : datatype_layouts(h)) {
                 info.layout = lay;
-                h.datatype_total.record(check_call(h, *t, info, d.a, d.b, d.expect));
+                h.datatype_total.record(check_call(h, *t, info, d));
             }
         }
     }
@@ -996,7 +1018,7 @@ void run_datatype_level(Harness& h)
         }
         ++types;
         const long failed_before = h.datatype_total.failed;
-        if (!with_kernel_type(spec->kt, [&]<class E>() { check_datatype<E>(h, *spec); })) {
+        if (!with_kernel_type(spec->kt, [&]<class E>() { check_datatype(h, *spec, spec_type_size<E>(), &slot_data<E>); })) {
             ++h.warnings;
             std::printf("warning: datatype %s has no layout in this harness; not checked\n",
                         or_unknown(opf_type_name(type)));
@@ -1092,7 +1114,7 @@ int run_self_test(Harness& h)
 
     // A corrupted result of a SUM FLOAT call must be caught; a clean one not.
     const size_t n = 65;
-    const DataSet<float> d = make_data<float>(h.opt.e.seed, reference_for<float>(OPF_OPID_SUM), n);
+    const DataSet d = make_data<float>(h.opt.e.seed, reference_for<float>(OPF_OPID_SUM), n);
     // Flipping the lowest exponent bit changes every float's class or value:
     // a NaN becomes finite, anything else changes its value or becomes NaN.
     auto flip = [](unsigned char* res, size_t m) {
@@ -1114,10 +1136,10 @@ int run_self_test(Harness& h)
     for (auto& [level, t] : targets) {
         CallInfo info{level, "SUM", "FLOAT", std::strcmp(level, "kernel") == 0 ? "base" : "-", &in_place, n};
         h.corrupt = nullptr;
-        expect(check_call(h, *t, info, d.a, d.b, d.expect), "the clean SUM FLOAT call passes");
+        expect(check_call(h, *t, info, d), "the clean SUM FLOAT call passes");
         std::printf("self-test: a deliberately corrupted %s SUM FLOAT result follows:\n", level);
         h.corrupt = flip;
-        expect(!check_call(h, *t, info, d.a, d.b, d.expect), "the corrupted SUM FLOAT result is caught");
+        expect(!check_call(h, *t, info, d), "the corrupted SUM FLOAT result is caught");
         h.corrupt = nullptr;
     }
 
@@ -1152,7 +1174,7 @@ int run_self_test(Harness& h)
         CallInfo info{"self-test", "SUM", "FLOAT", rogue.what, lay, n};
         std::printf("self-test: a rogue call (%s) follows:\n", rogue.what);
         const std::unique_ptr<engine::Target> t = h.host_target(rogue.two, rogue.three);
-        expect(!check_call(h, *t, info, d.a, d.b, d.expect), rogue.what);
+        expect(!check_call(h, *t, info, d), rogue.what);
     }
 
     // Whole-struct copies of DOUBLE_INT pairs give right values but write
@@ -1160,7 +1182,7 @@ int run_self_test(Harness& h)
     // element too many faults against the page after the buffer, and the
     // run goes on.
     using DI = Pair<double, int>;
-    const DataSet<DI> p = make_data<DI>(h.opt.e.seed, reference_for<DI>(OPF_OPID_REPLACE), 9);
+    const DataSet p = make_data<DI>(h.opt.e.seed, reference_for<DI>(OPF_OPID_REPLACE), 9);
     auto whole_copy = [](const void* in, void* io, size_t m) {
         std::memcpy(io, in, m * sizeof(DI));
         return 0;
@@ -1193,10 +1215,10 @@ int run_self_test(Harness& h)
     };
     for (const PairRogue& rogue : pair_rogues) {
         const CallLayout* lay = &engine::call_layouts()[rogue.layout];
-        CallInfo info{"self-test", "REPLACE", "DOUBLE_INT", rogue.what, lay, p.a.size()};
+        CallInfo info{"self-test", "REPLACE", "DOUBLE_INT", rogue.what, lay, p.n};
         std::printf("self-test: a rogue call (%s) follows:\n", rogue.what);
         const std::unique_ptr<engine::Target> t = h.host_target(rogue.fn, nullptr);
-        expect(!check_call(h, *t, info, p.a, p.b, p.expect), rogue.what);
+        expect(!check_call(h, *t, info, p), rogue.what);
     }
     expect(h.faults == faults_before + 2, "the two out-of-bounds reads faulted and were captured");
     std::printf("self-test: %s\n", problems ? "FAILED" : "ok (corruption detected)");
