@@ -123,22 +123,26 @@ int stream_failed(const opf_cl_launch_t &L, int rc, const std::string &why)
     return opf_component_set_error(rc, "%s", why.c_str());
 }
 
-template <int Op, int Kt> int stream2(const void *in, void *inout, opf_count_t n, void *stream)
+// The slot's entry points below are one line each (generated for every
+// slot): the work is here, compiled once.
+int stream_call(int op, int kt, int nbuf, const void *const bufs[3], opf_count_t n, void *stream)
 {
     auto *L = static_cast<opf_cl_launch_t *>(stream);
-    const void *bufs[3] = {in, inout, nullptr};
     std::string why;
-    const int rc = launch(Op, Kt, 2, bufs, n, *L, why);
+    const int rc = launch(op, kt, nbuf, bufs, n, *L, why);
     return rc == OPF_SUCCESS ? rc : stream_failed(*L, rc, why);
+}
+
+template <int Op, int Kt> int stream2(const void *in, void *inout, opf_count_t n, void *stream)
+{
+    const void *bufs[3] = {in, inout, nullptr};
+    return stream_call(Op, Kt, 2, bufs, n, stream);
 }
 
 template <int Op, int Kt> int stream3(const void *in1, const void *in2, void *out, opf_count_t n, void *stream)
 {
-    auto *L = static_cast<opf_cl_launch_t *>(stream);
     const void *bufs[3] = {in1, in2, out};
-    std::string why;
-    const int rc = launch(Op, Kt, 3, bufs, n, *L, why);
-    return rc == OPF_SUCCESS ? rc : stream_failed(*L, rc, why);
+    return stream_call(Op, Kt, 3, bufs, n, stream);
 }
 
 // A host kernel has no error channel: when the device fails before it could
@@ -167,20 +171,22 @@ void host_failed(int op, int kt, int nbuf, const void *a, const void *b, void *o
     if (nbuf == 3 && f3) f3(a, b, out, n);
 }
 
-template <int Op, int Kt> void host2(const void *in, void *inout, opf_count_t n)
+void host_entry(int op, int kt, int nbuf, const void *a, const void *b, void *out, opf_count_t n)
 {
     std::string why;
     bool started = false;
-    if (host_call(Op, Kt, 2, in, nullptr, inout, n, why, started) != OPF_SUCCESS)
-        host_failed(Op, Kt, 2, in, nullptr, inout, n, started, why);
+    if (host_call(op, kt, nbuf, a, b, out, n, why, started) != OPF_SUCCESS)
+        host_failed(op, kt, nbuf, a, b, out, n, started, why);
+}
+
+template <int Op, int Kt> void host2(const void *in, void *inout, opf_count_t n)
+{
+    host_entry(Op, Kt, 2, in, nullptr, inout, n);
 }
 
 template <int Op, int Kt> void host3(const void *in1, const void *in2, void *out, opf_count_t n)
 {
-    std::string why;
-    bool started = false;
-    if (host_call(Op, Kt, 3, in1, in2, out, n, why, started) != OPF_SUCCESS)
-        host_failed(Op, Kt, 3, in1, in2, out, n, started, why);
+    host_entry(Op, Kt, 3, in1, in2, out, n);
 }
 
 // Every slot's entry points, generated over the (op x kernel type) matrix.
