@@ -237,7 +237,8 @@ struct DataSet {
 template <class E> std::vector<unsigned char> as_bytes(const std::vector<E>& v)
 {
     std::vector<unsigned char> b(v.size() * sizeof(E));
-    std::memcpy(b.data(), v.data(), b.size());
+    if (!b.empty())   // (length 0: no buffer to copy from)
+        std::memcpy(b.data(), v.data(), b.size());
     return b;
 }
 // Sources drawn in pairs, so that ties and the special values gen_operands

@@ -3,7 +3,7 @@
 # for one architecture (its host code and the CPU stand-in are what run here).
 . "$CI_ROOT/.ci/lib.sh"
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
-san="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+san="-O1 -g1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
 ./autogen.sh >/dev/null && ./configure -q --with-cuda-archs=80 CFLAGS="$san" CXXFLAGS="$san" LDFLAGS="-fsanitize=address,undefined" \
     && make -j"$(nproc)" >/dev/null && make -j"$(nproc)" check; rc=$?
 ci_report_automake "$dir/test-suite.log"

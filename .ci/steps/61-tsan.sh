@@ -6,7 +6,7 @@
 # 3 min to build on 2 cores, 1-2 min to run.
 . "$CI_ROOT/.ci/lib.sh"
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
-san="-O1 -g -fno-omit-frame-pointer -fsanitize=thread"
+san="-O1 -g1 -fno-omit-frame-pointer -fsanitize=thread"
 export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}halt_on_error=1:second_deadlock_stack=1"
 tests="test/threads test/hardening_threads test/workers test/params test/api_errors test/components.sh"
 echo "tsan: $tests"

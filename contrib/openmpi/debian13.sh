@@ -220,7 +220,9 @@ t0=$(date +%s)
 rc=0
 # make check (every test's quick form), then the bridge's deep form (2 and 4
 # ranks, every case on the whole matrix): Open MPI 5.0 is this run's point.
-in_root sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 && ./configure -q && make -j$jobs >make.log 2>&1 ||
+# Built as quickstart.sh check builds (line tables only, check-build first).
+in_root sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 && ./configure -q CFLAGS='-O2 -g1' CXXFLAGS='-O2 -g1' &&
+               make -j$((jobs + 1)) check-build >make.log 2>&1 ||
                { tail -40 make.log; exit 99; }
                make -j$jobs check; quick=\$?
                make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=bridge-deep.log OPF_CHECK_DEPTH=deep &&
