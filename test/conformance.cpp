@@ -309,6 +309,9 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
         }
         if (!b.source || b.buf == result)
             continue;
+        const size_t bytes = d.n * K.size;   // (one compare first: the walk below is for the message)
+        if (K.layout->dense() && (!bytes || std::memcmp(b.buf->data(), b.source->data(), bytes) == 0))
+            continue;
         for (size_t i = 0; i < d.n; ++i) {
             const unsigned char *was = d.at(*b.source, i), *now = b.buf->data() + i * K.size;
             bool same_bytes = true;
@@ -327,6 +330,10 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
     if (h.corrupt)
         h.corrupt(result->data(), d.n);
     const size_t k = d.srcs.size();
+    // Bit-identical results need no element-wise compare (any NaN matches any NaN is for the rest).
+    const size_t bytes = d.n * K.size;
+    if (K.layout->dense() && (!bytes || std::memcmp(result->data(), d.expect.data(), bytes) == 0))
+        return ok;
     size_t bad = 0;
     for (size_t i = 0; i < d.n; ++i) {
         const unsigned char* got = result->data() + i * K.size;

@@ -56,6 +56,8 @@ std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to *
 GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::size_t shift, Fence fence)
     : layout_(layout), n_(n)
 {
+    for (std::size_t p = 0; p < layout.extent; ++p)
+        if (!layout.is_data(p)) padding_.push_back(p);
     static unsigned char next_salt = 0;
     salt_ = next_salt += 0x3b;
     const std::size_t span = layout.span(n), page = page_size();
@@ -92,9 +94,11 @@ GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::si
     // caller sets them: set_elements, fill_data).
     const std::size_t start = data_offset(), end = start + span;
     for (std::size_t i = 0; i < start; ++i) image_[i] = expected(i);
-    if (layout.dense()) std::memset(image_ + start, 0, span);
-    else
-        for (std::size_t i = start; i < end; ++i) image_[i] = layout.is_data((i - start) % layout.extent) ? 0 : expected(i);
+    std::memset(image_ + start, 0, span);
+    if (!layout.dense())
+        for (std::size_t e = 0; e * layout.extent < span; ++e)
+            for (std::size_t p : padding_)
+                if (e * layout.extent + p < span) image_[start + e * layout.extent + p] = expected(start + e * layout.extent + p);
     for (std::size_t i = end; i < image_bytes_; ++i) image_[i] = expected(i);
 }
 
@@ -116,6 +120,10 @@ void GuardedBuffer::set_elements(const void *elements)
 {
     auto src = static_cast<const unsigned char *>(elements);
     const std::size_t ext = layout_.extent;
+    if (layout_.dense()) {   // (element by element, field by field, it was a third of a quick run)
+        if (n_) std::memcpy(data_, src, n_ * ext);
+        return;
+    }
     for (std::size_t i = 0; i < n_; ++i)
         for (const ElementLayout::Field &f : layout_.fields)
             std::memcpy(data_ + i * ext + f.offset, src + i * ext + f.offset, f.size);
@@ -124,6 +132,10 @@ void GuardedBuffer::set_elements(const void *elements)
 void GuardedBuffer::fill_data(unsigned char byte)
 {
     const std::size_t ext = layout_.extent;
+    if (layout_.dense()) {
+        std::memset(data_, byte, n_ * ext);
+        return;
+    }
     for (std::size_t i = 0; i < n_; ++i)
         for (const ElementLayout::Field &f : layout_.fields) std::memset(data_ + i * ext + f.offset, byte, f.size);
 }
@@ -134,18 +146,19 @@ void GuardedBuffer::fill_data(unsigned char byte)
 // engine's largest cost.
 std::size_t GuardedBuffer::next_damaged(std::size_t from) const
 {
-    const std::size_t start = data_offset(), end = start + layout_.span(n_), ext = layout_.extent;
-    const bool dense = layout_.dense();
-    for (std::size_t i = from; i < image_bytes_; ++i) {
-        if (i >= start && i < end) {
-            if (dense) {
-                i = end - 1;
-                continue;
-            }
-            if (layout_.is_data((i - start) % ext)) continue;
-        }
+    const std::size_t start = data_offset(), span = layout_.span(n_), end = start + span, ext = layout_.extent;
+    for (std::size_t i = from; i < std::min(start, image_bytes_); ++i)
         if (image_[i] != expected(i)) return i;
+    // Inside the data span only padding bytes are guards: element by element.
+    if (!layout_.dense() && from < end) {
+        for (std::size_t e = from > start ? (from - start) / ext : 0; e * ext < span; ++e)
+            for (std::size_t p : padding_) {
+                const std::size_t i = start + e * ext + p;
+                if (i >= from && i < end && image_[i] != expected(i)) return i;
+            }
     }
+    for (std::size_t i = std::max(from, end); i < image_bytes_; ++i)
+        if (image_[i] != expected(i)) return i;
     return image_bytes_;
 }
 

@@ -120,6 +120,7 @@ private:
     std::size_t next_damaged(std::size_t from) const;
     const ElementLayout &layout_;
     std::size_t n_;
+    std::vector<std::size_t> padding_;   // the byte offsets in an element that are no data
     unsigned char *mapping_ = nullptr;   // mmap'd pages (Fence::Page*) or heap
     std::size_t mapping_bytes_ = 0;
     bool mapped_ = false;
