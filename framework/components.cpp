@@ -448,8 +448,16 @@ void fill_random(std::vector<unsigned char> &bytes, std::mt19937_64 &rng)
     }
 }
 
+// The self-test's buffers, kept from one candidate to the next: fresh
+// megabyte vectors per call cost more in the kernel (mmap, munmap, zeroed
+// pages) than the kernels under test cost.
+struct SelftestBuffers {
+    std::vector<unsigned char> a, b, expect, got, scalar;
+    std::vector<std::vector<unsigned char>> ins, copies;   // n-ary: the k inputs, and the candidate's copy
+};
+
 // Runs a candidate against the base on random data; false on any difference.
-bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std::mt19937_64 &rng)
+bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std::mt19937_64 &rng, SelftestBuffers &s)
 {
     const base::SlotKernels &ref = base::kernels(op_id, kt);
     const std::size_t ext = std::size_t(base::kernel_type_extent(kt));
@@ -461,8 +469,10 @@ bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std
     const opf_count_t first = std::clamp<opf_count_t>(cand.min_count, 1, kLargestFirst);
     const std::vector<opf_count_t> counts = first < kLargeTier ? std::vector<opf_count_t>{first, first + 1, first + 17, first + 1000}
                                                                : std::vector<opf_count_t>{first + 17};
+    std::vector<unsigned char> &a = s.a, &b = s.b, &expect = s.expect, &got = s.got;
     for (opf_count_t n : counts) {
-        std::vector<unsigned char> a(n * ext), b(n * ext), expect, got;
+        a.resize(n * ext);
+        b.resize(n * ext);
         fill_random(a, rng);
         fill_random(b, rng);
         if (nbuf == 2) {
@@ -489,21 +499,29 @@ bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std
 
 // An n-ary form against the base's: k = 1, 2, 3 and 5 inputs (the last two
 // with out one of them; a large tier: k = 3), random data and scalar.
-bool passes_selftest_n(int op_id, int kt, const SlotCandidate &cand, int form, std::mt19937_64 &rng)
+bool passes_selftest_n(int op_id, int kt, const SlotCandidate &cand, int form, std::mt19937_64 &rng,
+                       SelftestBuffers &s)
 {
     opf_kernel_n_fn *ref = base::nary_kernels(op_id, kt).fn[form], *fn = cand.*nary_field[form];
     const std::size_t ext = std::size_t(base::kernel_type_extent(kt));
     const opf_count_t n = std::clamp<opf_count_t>(cand.min_count, 1, opf_count_t(1) << 20) + 37;   // as passes_selftest
-    std::vector<unsigned char> scalar(ext);
+    std::vector<unsigned char> &scalar = s.scalar, &expect = s.expect, &got = s.got;
+    scalar.resize(ext);
     fill_random(scalar, rng);
     const std::vector<int> ks = n < kLargeTier ? std::vector<int>{1, 2, 3, 5} : std::vector<int>{3};
     for (int k : ks) {
-        std::vector<std::vector<unsigned char>> a(std::size_t(k), std::vector<unsigned char>(n * ext)), b;
-        for (auto &x : a) fill_random(x, rng);
-        b = a;
+        std::vector<std::vector<unsigned char>> &a = s.ins, &b = s.copies;
+        a.resize(std::size_t(k));
+        for (auto &x : a) {
+            x.resize(n * ext);
+            fill_random(x, rng);
+        }
+        b.resize(std::size_t(k));
+        for (int j = 0; j < k; ++j) b[std::size_t(j)].assign(a[std::size_t(j)].begin(), a[std::size_t(j)].end());
         std::vector<const void *> pa, pb;
         for (int j = 0; j < k; ++j) pa.push_back(a[std::size_t(j)].data()), pb.push_back(b[std::size_t(j)].data());
-        std::vector<unsigned char> expect(n * ext, 0), got(n * ext, 0);
+        expect.assign(n * ext, 0);
+        got.assign(n * ext, 0);
         const bool in_place = k >= 3;   // out is the last input
         ref(pa.data(), k, in_place ? a.back().data() : expect.data(), n, scalar.data());
         fn(pb.data(), k, in_place ? b.back().data() : got.data(), n, scalar.data());
@@ -522,14 +540,15 @@ bool passes_selftest_n(int op_id, int kt, const SlotCandidate &cand, int form, s
 void run_selftests()
 {
     std::mt19937_64 rng(0x5eed0f0bULL);
+    SelftestBuffers buffers;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
             for (SlotCandidate &c : repo.offers[OPF_MEM_HOST]->candidates[op][kt]) {
-                if (c.fn2) c.selftest_failed2 = !passes_selftest(op, kt, c, 2, rng);
-                if (c.fn3) c.selftest_failed3 = !passes_selftest(op, kt, c, 3, rng);
+                if (c.fn2) c.selftest_failed2 = !passes_selftest(op, kt, c, 2, rng, buffers);
+                if (c.fn3) c.selftest_failed3 = !passes_selftest(op, kt, c, 3, rng, buffers);
                 for (int f = 0; f < base::kNaryForms; ++f)
                     if (c.*nary_field[f] && base::nary_kernels(op, kt).fn[f])
-                        c.*nary_failed[f] = !passes_selftest_n(op, kt, c, f, rng);
+                        c.*nary_failed[f] = !passes_selftest_n(op, kt, c, f, rng, buffers);
             }
 }
 

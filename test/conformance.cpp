@@ -573,6 +573,12 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
         return;
     }
     h.kernel_total.record(true);
+    // A slot that --function / --skip leave to no provider costs nothing (the
+    // size-tier probes below found its kernels "not seen" and drew data sets
+    // of megabytes for it: a filtered run took longer than a whole one).
+    const auto chosen = [&](const Provider& prov) { return h.opt.e.selected(prov.label, lower(op), lower(type)); };
+    if (std::none_of(h.providers.begin(), h.providers.end(), chosen))
+        return;
 
     struct SlotState {
         bool checked = false, missing2 = false, missing3 = false;
@@ -588,7 +594,7 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
         const size_t n = d.n;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             Provider& prov = h.providers[p];
-            if (!h.opt.e.selected(prov.label, lower(op), lower(type)))
+            if (!chosen(prov))
                 continue;
             opf_kernel2_fn* fn2 = &sentinel2;
             opf_kernel3_fn* fn3 = &sentinel3;
@@ -667,7 +673,7 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
             std::optional<DataSet> d;
             for (size_t p = 0; p < h.providers.size(); ++p) {
                 Provider& prov = h.providers[p];
-                if (!h.opt.e.selected(prov.label, lower(op), lower(type)))
+                if (!chosen(prov))
                     continue;
                 opf_kernel_n_fn* fn = nullptr;
                 const int rc = opf_slot_kernel_n(op_id, kt, OPF_FORM_N, prov.c_name(), opf_count_t(n), &fn);
@@ -708,7 +714,8 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
         for (size_t p = 0; p < h.providers.size(); ++p) {
             opf_kernel2_fn* fn2 = nullptr;
             opf_kernel3_fn* fn3 = nullptr;
-            opf_slot_kernels(op_id, kt, h.providers[p].c_name(), opf_count_t(n), &fn2, &fn3);
+            if (chosen(h.providers[p]))
+                opf_slot_kernels(op_id, kt, h.providers[p].c_name(), opf_count_t(n), &fn2, &fn3);
             fresh |= (fn2 || fn3) && !h.seen.contains(slot_key(op_id, kt, fn2, fn3));
         }
         if (fresh || h.opt.e.slow())
@@ -716,7 +723,8 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
         bool fresh_n = false;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             opf_kernel_n_fn* fn = nullptr;
-            opf_slot_kernel_n(op_id, kt, OPF_FORM_N, h.providers[p].c_name(), opf_count_t(n), &fn);
+            if (chosen(h.providers[p]))
+                opf_slot_kernel_n(op_id, kt, OPF_FORM_N, h.providers[p].c_name(), opf_count_t(n), &fn);
             fresh_n |= fn && !h.seen_n.contains(std::make_tuple(op_id, kt, kernel_id(reinterpret_cast<void*>(fn))));
         }
         if ((fresh_n && !h.opt.e.quick()) || h.opt.e.slow())   // quick: make check's budget

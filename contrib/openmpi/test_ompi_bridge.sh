@@ -25,15 +25,18 @@ top_builddir=$(cd "$top_builddir" && pwd)
 MPICC=${OPF_MPICC:-mpicc}
 MPIRUN=${OPF_MPIRUN:-mpirun}
 OMPI_INFO=${OPF_OMPI_INFO:-ompi_info}
-# The quick form (make check) runs the full (op, type) matrix through the
-# bridge at 2 ranks and the other cases (stock kernels, broken installs,
-# parameters) on the program's --quick subset, one case per way of failing
-# (the variants of a path already run, marked deep_only, are skipped); the
-# deep form (OPF_CHECK_DEPTH=deep, CI) runs every case in full at 2 and 4
-# ranks, and the valgrind run.
+# The quick form (make check) runs every (op, type) pair through the bridge
+# at 2 ranks on the program's --quick counts, and the other cases (stock
+# kernels, broken installs, parameters) on its --smoke subset (each type
+# with one op), one case per way of failing (the variants of a path already
+# run, marked deep_only, are skipped): beside the other tests of `make -j2
+# check`, each collective of 2 ranks on 2 cores waits for a time slice (with
+# one core kept busy, 30 s per case on the --quick counts, 3 s on --smoke).
+# The deep form (OPF_CHECK_DEPTH=deep, CI) runs every case in full at 2 and
+# 4 ranks, and the valgrind run.
 case ${OPF_CHECK_DEPTH:-quick} in
-deep | slow) NPS=${OPF_TEST_NP:-"2 4"} subset="" deep=1 ;;
-*) NPS=${OPF_TEST_NP:-2} subset=--quick deep=0 OPF_TEST_VALGRIND=${OPF_TEST_VALGRIND:-0} ;;
+deep | slow) NPS=${OPF_TEST_NP:-"2 4"} subset="" matrix="" deep=1 ;;
+*) NPS=${OPF_TEST_NP:-2} subset=--smoke matrix=--quick deep=0 OPF_TEST_VALGRIND=${OPF_TEST_VALGRIND:-0} ;;
 esac
 # deep_only NAME: true in the deep form; in the quick form says the case is skipped.
 deep_only() { [ $deep = 1 ] && return 0; echo "SKIP: $1 (another way to the same path; the deep form runs it)"; return 1; }
@@ -113,9 +116,9 @@ OSC="--mca osc_rdma_acc_use_amo 0"
 OSC="$OSC --mca mpi_yield_when_idle 1"
 
 # run NAME NP EXPECT [mpirun options...] -- [test options...]: the program on
-# the depth's subset; run_full: on every (op, type) pair at any depth.
+# the depth's subset; run_matrix: on every (op, type) pair at any depth.
 run() { full=$subset run_case "$@"; }
-run_full() { full="" run_case "$@"; }
+run_matrix() { full=$matrix run_case "$@"; }
 run_case() {
     name=$1 np=$2 expect=$3
     shift 3
@@ -123,12 +126,14 @@ run_case() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do mopts="$mopts $1"; shift; done
     [ $# -gt 0 ] && shift
     log=$scratch/$name.log
+    started=$(date +%s)
     # shellcheck disable=SC2086
     HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
         timeout 600 "$MPIRUN" --oversubscribe -np "$np" -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC $mopts \
         "$prog" --expect "$expect" $full "$@" >"$log" 2>&1
     rc=$?
     summary=$(grep "ompi_bridge_test: [0-9]* (op, type) pairs" "$log" | sed 's/^ompi_bridge_test: //')
+    summary="$summary ($(($(date +%s) - started)) s)"
     known=$(grep -o "[0-9]* wrong results from known stock Open MPI defects" "$log")
     [ -n "$known" ] && summary="$summary; $known tolerated"
     f16=$(grep -o "MPIX_C_FLOAT16 MPI_SUM Allreduce.*" "$log" | sed 's/ over [0-9]* ranks//')
@@ -214,7 +219,7 @@ fi
 
 # ---- 2. every (op, type) pair, opframe's kernels proven by op_opframe_calls
 for np in $NPS; do
-    run_full "bridge-default-np$np" "$np" opframe
+    run_matrix "bridge-default-np$np" "$np" opframe
 done
 run "bridge-only-np2" 2 opframe --mca op opframe
 # Open MPI's base is not a component: "--mca op opframe,base" fails MPI_Init.
