@@ -640,6 +640,52 @@ try {
     return fail_exception("opf_reduce_local3_stream");
 }
 
+// The n-ary call on a stream: the chain of the slot's 3-buffer stream
+// kernel, in stream order (each step reads what the one before wrote), so
+// the result is opf_reduce_local_n's by its definition. One input: the
+// REPLACE stream kernel copies it. The chain rules out AVG of more than two
+// (its result is no chain; of two it is the 3-buffer call's mean of two) and
+// dst among srcs[2..] (overwritten before it is read).
+OPF_API int opf_reduce_local_n_stream(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                      opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream)
+try {
+    const char *function = "opf_reduce_local_n_stream";
+    return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
+        if (nsrc < 1 || nsrc > OPF_REDUCE_N_MAX)
+            return fail_call(OPF_ERR_ARG, function, op, datatype, "nsrc %d is outside 1 .. OPF_REDUCE_N_MAX (%d)", nsrc,
+                             OPF_REDUCE_N_MAX);
+        opf_count_t n = 0;
+        if (int rc = check_stream_call(function, op, datatype, count, memory_kind, {dst}, {op_id, user, &t}, n)) return rc;
+        if (n == 0) return OPF_SUCCESS;
+        if (!srcs) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs is NULL with count %lld", (long long)count);
+        for (int j = 0; j < nsrc; ++j) {
+            if (!srcs[j])
+                return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs[%d] is NULL with count %lld", j,
+                                 (long long)count);
+            if (j >= 2 && srcs[j] == dst)
+                return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                                 "dst is srcs[%d]: on a stream the call is the chain of 3-buffer calls, which would "
+                                 "overwrite it before reading it (dst may be srcs[0] or srcs[1])", j);
+        }
+        if (op_id == OPF_OPID_AVG && nsrc > 2)   // (k = 2 is the 3-buffer call's mean of two)
+            return fail_call(OPF_ERR_OP, function, op, datatype,
+                             "OPF_AVG of more than two inputs has no stream form (its result is not a chain of "
+                             "3-buffer calls)");
+        if (nsrc == 1) {
+            const auto &copy = device_slot(OPF_OPID_REPLACE, memory_kind, t.kernel_type).stream2.offer_for(n);
+            if (!copy.fn) return no_stream_kernel(function, op, datatype, memory_kind);
+            return srcs[0] == dst ? OPF_SUCCESS : run_device(function, op, datatype, copy, srcs[0], dst, n, stream);
+        }
+        const auto &offer = device_slot(op_id, memory_kind, t.kernel_type).stream3.offer_for(n);
+        if (!offer.fn) return no_stream_kernel(function, op, datatype, memory_kind);
+        int rc = run_device(function, op, datatype, offer, srcs[0], srcs[1], dst, n, stream);
+        for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j) rc = run_device(function, op, datatype, offer, dst, srcs[j], dst, n, stream);
+        return rc;
+    });
+} catch (...) {
+    return fail_exception("opf_reduce_local_n_stream");
+}
+
 // ---- n-ary reductions (opf_reduce_local_n) -----------------------------------
 
 namespace opf {

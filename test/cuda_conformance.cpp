@@ -113,7 +113,7 @@ void upload(unsigned char *dst, const unsigned char *src, std::size_t bytes)
 }
 
 // ---- the forms of a call -------------------------------------------------------------
-enum Api { kSync, kStream };
+enum Api { kSync, kStream, kStreamN };   // kStreamN: opf_cuda_reduce_local_n with k = 2
 struct Form {
     const char *name;
     int nbuf;
@@ -131,6 +131,8 @@ const Form forms[] = {
     {"stream 3-buffer", 3, kStream, kDevice, kDevice, kDevice, 0, -1},
     {"stream out=in1", 3, kStream, kDevice, kDevice, kDevice, 1, -1},
     {"stream out=in2", 3, kStream, kDevice, kDevice, kDevice, 2, -1},
+    {"stream n-ary k=2", 3, kStreamN, kDevice, kDevice, kDevice, 0, -1},
+    {"stream n-ary k=2 dst=srcs[1]", 3, kStreamN, kDevice, kDevice, kDevice, 2, -1},
     {"mixed in=host, staged", 2, kSync, kHost, kDevice, kDevice, 0, 0},
     {"mixed in=host, host path", 2, kSync, kHost, kDevice, kDevice, 0, 1},
     {"mixed inout=host, staged", 2, kSync, kDevice, kHost, kHost, 0, 0},
@@ -191,10 +193,14 @@ void run_form(Harness &h, const Form &f, const Layout &L, int op, int kt, int64_
     if (f.api == kSync)
         rc = f.nbuf == 2 ? opf_reduce_local(a, b, n, h.type_of[op][kt], handle)
                          : opf_reduce_local3(a, b, o, n, h.type_of[op][kt], handle);
-    else
+    else if (f.api == kStream)
         rc = f.nbuf == 2 ? opf_cuda_reduce_local(a, b, n, h.type_of[op][kt], handle, h.stream)
                          : opf_cuda_reduce_local3(a, b, o, n, h.type_of[op][kt], handle, h.stream);
-    if (f.api == kStream) CUDA_OK(cudaStreamSynchronize(h.stream));
+    else {
+        const void *srcs[2] = {a, b};
+        rc = opf_cuda_reduce_local_n(srcs, 2, o, n, h.type_of[op][kt], handle, h.stream);
+    }
+    if (f.api != kSync) CUDA_OK(cudaStreamSynchronize(h.stream));
     ++checks;
     const char *opn = ob::op_names[op], *ktn = ob::kernel_type_names[kt];
     if (rc != OPF_SUCCESS) {
@@ -288,6 +294,75 @@ void check_refusals(Harness &h, int dev)
     ++checks;
     if (opf_cuda_reduce_local(nullptr, nullptr, 0, OPF_FLOAT, OPF_SUM, h.stream) != OPF_SUCCESS)
         fail("count 0 stream call failed: %s", opf_last_error());
+}
+
+// opf_cuda_reduce_local_n beyond k = 2 (the forms above): the chain left to
+// right in stream order (SUM FLOAT on 1e8, 1, -1e8 gives 0 that way, 1 in
+// any other order), dst as srcs[0] or srcs[1], one input (a copy), and the
+// refusals, which enqueue nothing.
+void check_nary_stream(Harness &h)
+{
+    constexpr int n = 1000, k = 5;
+    const float values[k] = {1e8f, 1.0f, -1e8f, 0.25f, 3.0f};
+    float *d[k + 1] = {};
+    for (int j = 0; j <= k; ++j) {
+        CUDA_OK(cudaMalloc(reinterpret_cast<void **>(&d[j]), n * sizeof(float)));
+        const std::vector<float> v(n, j < k ? values[j] : 7.0f);
+        CUDA_OK(cudaMemcpy(d[j], v.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    auto result = [&](const float *dev) {
+        std::vector<float> v(n);
+        CUDA_OK(cudaStreamSynchronize(h.stream));
+        CUDA_OK(cudaMemcpy(v.data(), dev, n * sizeof(float), cudaMemcpyDeviceToHost));
+        for (float x : v)
+            if (std::memcmp(&x, &v[0], sizeof x) != 0) return std::nanf("");   // elements disagree
+        return v[0];
+    };
+    const void *srcs[k] = {d[0], d[1], d[2], d[3], d[4]};
+    struct Case {
+        int nsrc;
+        float *dst;
+        float want;
+    };
+    const float chain3 = (1e8f + 1.0f) + -1e8f, chain5 = (chain3 + 0.25f) + 3.0f;
+    for (const Case &c : {Case{3, d[k], chain3}, Case{5, d[k], chain5}, Case{1, d[k], 1e8f}, Case{2, d[1], 1e8f + 1.0f},
+                          Case{3, d[0], chain3}}) {
+        const int rc = opf_cuda_reduce_local_n(srcs, c.nsrc, c.dst, n, OPF_FLOAT, OPF_SUM, h.stream);
+        const float got = result(c.dst);
+        ++checks;
+        if (rc != OPF_SUCCESS || got != c.want)
+            fail("stream n-ary SUM FLOAT k=%d dst=%s: rc %d (%s), result %g, the chain gives %g", c.nsrc,
+                 c.dst == d[k] ? "apart" : c.dst == d[0] ? "srcs[0]" : "srcs[1]", rc, rc ? opf_last_error() : "", got,
+                 c.want);
+        if (c.dst != d[k]) {   // restore the input
+            const std::vector<float> v(n, c.dst == d[0] ? values[0] : values[1]);
+            CUDA_OK(cudaMemcpy(c.dst, v.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        }
+    }
+    // Refusals: the code, and dst untouched.
+    const std::vector<float> seven(n, 7.0f);
+    CUDA_OK(cudaMemcpy(d[k], seven.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    const void *with_null[3] = {d[0], nullptr, d[2]}, *late_dst[3] = {d[0], d[1], d[k]};
+    struct Refusal {
+        const char *what;
+        const void *const *srcs;
+        int nsrc;
+        opf_op_t op;
+        int want;
+    };
+    for (const Refusal &r : {Refusal{"nsrc 0", srcs, 0, OPF_SUM, OPF_ERR_ARG},
+                             Refusal{"nsrc OPF_REDUCE_N_MAX + 1", srcs, OPF_REDUCE_N_MAX + 1, OPF_SUM, OPF_ERR_ARG},
+                             Refusal{"srcs[1] NULL", with_null, 3, OPF_SUM, OPF_ERR_BUFFER},
+                             Refusal{"dst is srcs[2]", late_dst, 3, OPF_SUM, OPF_ERR_BUFFER},
+                             Refusal{"OPF_AVG", srcs, 3, OPF_AVG, OPF_ERR_OP}}) {
+        const int rc = opf_cuda_reduce_local_n(r.srcs, r.nsrc, d[k], n, OPF_FLOAT, r.op, h.stream);
+        const float left = result(d[k]);
+        ++checks;
+        if (rc != r.want || left != 7.0f)
+            fail("stream n-ary, %s: rc %d (want %d: %s), dst %g (want 7, untouched)", r.what, rc, r.want,
+                 opf_last_error(), left);
+    }
+    for (float *p : d) cudaFree(p);
 }
 
 // BXOR on int8 with more than 2^31 elements: 64-bit indexing, checked at the
@@ -436,6 +511,7 @@ int main(int argc, char **argv)
         }
     set_staging(h, -1);
     check_refusals(h, dev);
+    check_nary_stream(h);
     if (!quick) check_large(h, seed);
     char errors[32] = "";
     opf_param_get("op_cuda_errors", errors, sizeof errors);

@@ -93,6 +93,15 @@ static inline int opf_cuda_reduce_local3(const void *in1, const void *in2, void 
                                     opf_cuda_stream_(stream));
 }
 
+/* dst = srcs[0] op ... op srcs[nsrc-1], enqueued on `stream` (the chain of
+ * 3-buffer calls: see opf_reduce_local_n_stream in device.h). */
+static inline int opf_cuda_reduce_local_n(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                          opf_datatype_t datatype, opf_op_t op, cudaStream_t stream)
+{
+    return opf_reduce_local_n_stream(srcs, nsrc, dst, count, datatype, op, opf_cuda_memory_kind(),
+                                     opf_cuda_stream_(stream));
+}
+
 /* 1 if the cuda component is loaded and available, else 0; `status` (may be
  * NULL) receives its status line ("available", "disqualified: no CUDA
  * device", ...) or "not loaded". Initialises opframe if needed. */

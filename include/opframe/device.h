@@ -38,6 +38,13 @@ int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count
                             opf_op_t op, int memory_kind, void *stream);
 int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
                              opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream);
+/* dst = srcs[0] op srcs[1] op ... op srcs[nsrc-1] (opf_reduce_local_n's
+ * result), enqueued as the chain of 3-buffer stream calls: predefined ops
+ * (OPF_AVG of one or two inputs only); dst may be srcs[0] or srcs[1], not a later input
+ * (OPF_ERR_BUFFER); nsrc 1 copies srcs[0]. A step that fails stops the chain
+ * with its error: what earlier steps enqueued stays enqueued. */
+int opf_reduce_local_n_stream(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                              opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream);
 
 #ifdef __cplusplus
 }
