@@ -260,7 +260,7 @@ struct Slots {
         using Op = base::at_t<O, base::Ops>;
         if constexpr (K == OPF_KT_FLOAT16 && Op::template defined<base::Half> && !std::is_void_v<rule_of<Op>>) {
             using F = NativeHalf<rule_of<Op>>;
-            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>};
+            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>, once_kernel<Op, base::Half, Avx512>()};
         } else {
             return {};
         }
@@ -307,7 +307,8 @@ struct Slots {
         using Op = base::at_t<O, base::Ops>;
         if constexpr (K == OPF_KT_BFLOAT16 && Op::template defined<base::BFloat16> && !std::is_void_v<rule_of<Op>>) {
             using F = WithOp<GuardedBFloat16<rule_of<Op>>, Op>;
-            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>};
+            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>,
+                    once_kernel<Op, base::BFloat16, Avx512>()};
         } else {
             return {};
         }

@@ -31,6 +31,7 @@ struct SlotFns {
     opf_kernel2_fn *fn2 = nullptr;
     opf_kernel3_fn *fn3 = nullptr;
     opf_kernel_n_fn *fn_n = nullptr;   // n-ary (driver.inc kernel_n)
+    opf_kernel_n_fn *fn_n_once = nullptr;   // its OPF_ROUND_ONCE form where that differs (kernel_n_once)
 };
 using SlotTable = base::Matrix<SlotFns>;
 using SlotRow = SlotFns[OPF_KT_COUNT];
@@ -97,6 +98,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
         offer.kernel2 = row[kt].fn2;
         offer.kernel3 = row[kt].fn3;
         offer.kernel_n = row[kt].fn_n;
+        offer.kernel_n_once = row[kt].fn_n_once;
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
     return offered ? 0 : 1;

@@ -34,7 +34,7 @@ template <class Isa> struct IsaSlots {
         using F = typename IsaFamily<Isa, Op, T>::type;
         if constexpr (std::is_void_v<F>) return {};
         else if constexpr (!Isa::template offers<Op, T>) return {};
-        else return {&kernel2<F, Isa>, &kernel3<F, Isa>, &kernel_n<F, Isa>};
+        else return {&kernel2<F, Isa>, &kernel3<F, Isa>, &kernel_n<F, Isa>, once_kernel<Op, T, Isa>()};
     }
 };
 template <class Isa> constexpr SlotTable isa_table() { return base::make_matrix<SlotFns, IsaSlots<Isa>>(); }
