@@ -539,6 +539,9 @@ static void test_selftest(void)
     CHECK(sum_int(2, 8) == 1, "selftest off: the broken kernel should give exactly one wrong element");
     CHECK(sum_int(3, 8) == 1, "selftest off: the broken 3-buffer kernel should give one wrong element");
     CHECK(calls("wrong") == w0 + 2, "selftest off: the broken kernel did not run");
+    /* its streaming-size tier of SUM INT64 (wrong from element 65536 on) too */
+    EXPECT_PROVIDER(SUM, I64, 2, (opf_count_t)1 << 17, "wrong");
+    EXPECT_PROVIDER(SUM, I64, 3, (opf_count_t)1 << 17, "wrong");
 
     /* On: the broken kernels are dropped, the next offer (alpha) serves, the
      * exact BAND kernels of the same component stay. */
@@ -555,6 +558,12 @@ static void test_selftest(void)
         CONTAINS(text, "alpha priority 50: SELECTED");
     }
     LACKS(explain(BAND, I32, 2), "FAILED");
+    /* The large tier is tested at its own length, and dropped: what it says
+     * is about element 65536 or later, which a short count never reaches. */
+    EXPECT_PROVIDER(SUM, I64, 2, (opf_count_t)1 << 17, "alpha");
+    EXPECT_PROVIDER(SUM, I64, 3, (opf_count_t)1 << 17, "beta");
+    CONTAINS(err, "SUM INT64 host 2-buffer kernel of component wrong differs from the base at element 65536");
+    CONTAINS(err, "SUM INT64 host 3-buffer kernel of component wrong differs from the base at element 65536");
     CONTAINS(err, "self-test");
     CONTAINS(err, "component wrong");
     LACKS(err, "component alpha");
