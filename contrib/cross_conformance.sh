@@ -31,3 +31,22 @@ conformance_run() {
         [ "$bad" != 0 ] || fail "$name: conformance exited $rc"
     fi
 }
+
+# nary_run NAME: every form of every available component's n-ary kernels
+# against the base's (test/nary --providers-only: the round-once forms too,
+# which the engine does not check), counted like the engine's checks.
+nary_run() {
+    log=$build/obj/nary-$1.log
+    if run test/.libs/nary --providers-only >"$log" 2>&1; then rc=0; else rc=$?; fi
+    summary=$(grep '^nary: ' "$log" | tail -1)
+    echo "  $(grep '^providers: ' "$log") $summary"
+    checks=$(echo "$summary" | sed -n 's/^nary: \([0-9]*\) checks, \([0-9]*\) failed$/\1/p')
+    bad=$(echo "$summary" | sed -n 's/^nary: \([0-9]*\) checks, \([0-9]*\) failed$/\2/p')
+    if [ -z "$checks" ] || [ "$rc" != 0 ]; then
+        grep -m 10 FAILED "$log" | sed 's/^/    /'
+        tail -3 "$log"
+        fail "$1: test/nary --providers-only (rc $rc)"
+        return
+    fi
+    passed=$((passed + checks - bad))
+}

@@ -72,10 +72,10 @@ if [ ! -f Makefile ] || [ ../src/configure -nt config.status ]; then
         PKG_CONFIG_LIBDIR=$multiarch/pkgconfig:/usr/share/pkgconfig CXXFLAGS=-O2 CFLAGS=-O2 >configure.out 2>&1 ||
         { cat configure.out; die "configure failed (config.log: $build/obj/config.log)"; }
 fi
-echo "check-aarch64: make all, then test/conformance test/hwprobe (${MAKEFLAGS:-serial})"
+echo "check-aarch64: make all, then test/conformance test/hwprobe test/nary (${MAKEFLAGS:-serial})"
 # Two makes: with -jN, `all` (a recursive make, for BUILT_SOURCES) and a test
 # program named beside it would build the library's objects twice at once.
-{ make all && make test/conformance test/hwprobe; } >make.out 2>&1 ||
+{ make all && make test/conformance test/hwprobe test/nary; } >make.out 2>&1 ||
     { tail -40 make.out; die "cross-build failed (log: $build/obj/make.out)"; }
 for f in .libs/libopframe.so components/aarch64/.libs/opf_op_neon.so test/.libs/conformance tools/.libs/opframe_info \
          tools/.libs/opframe_bench; do
@@ -172,6 +172,9 @@ check_config() {
             fail "$config: provider $c: $(grep "^provider $c:" "$log" || echo 'not run')"
         fi
     done
+
+    # Every n-ary form (round-once included) of the components against the base's.
+    nary_run "$config"
 
     # opframe_bench runs and prints its rows (its timings mean nothing under emulation).
     if bench=$(run tools/.libs/opframe_bench --quick --sizes 4,4K 2>&1) &&

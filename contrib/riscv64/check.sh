@@ -82,10 +82,10 @@ fi
 grep -q "^HAVE_RISCV_COMPONENTS_TRUE=''" config.log || die "configure did not enable the rvv components (config.log: $build/obj/config.log)"
 rvv_modules=""
 for n in 128 256 512 1024; do rvv_modules="$rvv_modules components/riscv/opf_op_rvv$n.la"; done
-echo "check-riscv64: make libopframe.la, the rvv modules, opframe_info, test/conformance, test/hwprobe (${MAKEFLAGS:-serial})"
+echo "check-riscv64: make libopframe.la, the rvv modules, opframe_info, test/conformance, test/hwprobe, test/nary (${MAKEFLAGS:-serial})"
 # Only what the checks run (the whole tree's other components and tests
 # would double the build); two makes, as check-aarch64 does: BUILT_SOURCES first.
-{ make libopframe.la && make $rvv_modules tools/opframe_info test/conformance test/hwprobe; } >make.out 2>&1 ||
+{ make libopframe.la && make $rvv_modules tools/opframe_info test/conformance test/hwprobe test/nary; } >make.out 2>&1 ||
     { tail -40 make.out; die "cross-build failed (log: $build/obj/make.out)"; }
 for f in .libs/libopframe.so components/riscv/.libs/opf_op_rvv256.so test/.libs/conformance tools/.libs/opframe_info; do
     [ -e "$f" ] || die "cross-build made no $f"
@@ -194,6 +194,7 @@ check_config() {
         return 0
     fi
     harness "$config" $providers
+    nary_run "$config"
     n=$(sed -n "s/^provider rvv$vlen: \([0-9]*\) slots, [0-9]* checks, 0 failed.*/\1/p" "$log")
     [ "$n" = "$want" ] && pass || fail "$config: $(grep "^provider rvv$vlen:" "$log" || echo 'not run'), expected $want slots"
 }
