@@ -89,7 +89,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
 {
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-        if (!row[kt].fn2 && !row[kt].fn3) continue;
+        if (!row[kt].fn2 && !row[kt].fn3 && !row[kt].fn_n_once) continue;   // (AVG: round-once kernels only)
         opf_offer_t offer{};
         offer.struct_size = sizeof offer;
         offer.kernel_type = kt;

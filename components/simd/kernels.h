@@ -32,7 +32,7 @@ template <class Isa> struct IsaSlots {
         using Op = base::at_t<O, base::Ops>;
         using T = base::at_t<K, base::KernelTypes>;
         using F = typename IsaFamily<Isa, Op, T>::type;
-        if constexpr (std::is_void_v<F>) return {};
+        if constexpr (std::is_void_v<F>) return {nullptr, nullptr, nullptr, once_kernel<Op, T, Isa>()};   // (AVG)
         else if constexpr (!Isa::template offers<Op, T>) return {};
         else return {&kernel2<F, Isa>, &kernel3<F, Isa>, &kernel_n<F, Isa>, once_kernel<Op, T, Isa>()};
     }
