@@ -36,15 +36,15 @@ conformance_run() {
 # against the base's (test/nary --providers-only: the round-once forms too,
 # which the engine does not check), counted like the engine's checks.
 nary_run() {
-    log=$build/obj/nary-$1.log
-    if run test/.libs/nary --providers-only >"$log" 2>&1; then rc=0; else rc=$?; fi
-    summary=$(grep '^nary: ' "$log" | tail -1)
-    echo "  $(grep '^providers: ' "$log") $summary"
+    nary_log=$build/obj/nary-$1.log   # (not $log: the callers read the engine's after this)
+    if run test/.libs/nary --providers-only >"$nary_log" 2>&1; then rc=0; else rc=$?; fi
+    summary=$(grep '^nary: ' "$nary_log" | tail -1)
+    echo "  $(grep '^providers: ' "$nary_log") $summary"
     checks=$(echo "$summary" | sed -n 's/^nary: \([0-9]*\) checks, \([0-9]*\) failed$/\1/p')
     bad=$(echo "$summary" | sed -n 's/^nary: \([0-9]*\) checks, \([0-9]*\) failed$/\2/p')
     if [ -z "$checks" ] || [ "$rc" != 0 ]; then
-        grep -m 10 FAILED "$log" | sed 's/^/    /'
-        tail -3 "$log"
+        grep -m 10 FAILED "$nary_log" | sed 's/^/    /'
+        tail -3 "$nary_log"
         fail "$1: test/nary --providers-only (rc $rc)"
         return
     fi

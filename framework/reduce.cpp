@@ -717,15 +717,21 @@ void run_nary(const NaryCall &c, int kt, const Bytes *const src[], int k, Bytes 
         return base::nary_kernels(c.op_id, kt).fn[c.form](reinterpret_cast<const void *const *>(src), k, dst, n, c.scalar);
     const HostSlot &s = slot(c.op_id, kt);
     const Offer<opf_kernel_n_fn> &nary = s.nary[c.form].offer_for(n);
+    const bool pooled = n >= workers_min_count[std::size_t(kt)];   // op_base_threads, as the 2- and 3-buffer calls
     if (c.form == base::kN && chains(c.op_id) && k >= 2 && !c.dst_read_late && std::strcmp(nary.provider, "base") == 0) {
         const Offer<opf_kernel3_fn> &three = s.three.offer_for(n);
         if (std::strcmp(three.provider, "base") != 0) {
-            three.fn(src[0], src[1], dst, n);
-            for (int j = 2; j < k; ++j) three.fn(dst, src[j], dst, n);
+            for (int j = 1; j < k; ++j) {
+                const Bytes *left = j == 1 ? src[0] : dst;
+                if (pooled) run_on_workers(three.fn, left, src[j], dst, n, kt);
+                else three.fn(left, src[j], dst, n);
+            }
             return;
         }
     }
-    nary.fn(reinterpret_cast<const void *const *>(src), k, dst, n, c.scalar);
+    const auto srcs = reinterpret_cast<const void *const *>(src);
+    if (pooled) [[unlikely]] return run_on_workers(nary.fn, srcs, k, dst, n, kt, c.scalar);
+    nary.fn(srcs, k, dst, n, c.scalar);
 }
 
 // A predefined op or PreMulSum on any datatype: one run when dense, else one

@@ -60,24 +60,34 @@ constexpr opf_count_t kChunkGrain = 64;
 struct Job {
     opf_kernel2_fn *fn2 = nullptr;
     opf_kernel3_fn *fn3 = nullptr;
+    opf_kernel_n_fn *fn_n = nullptr;   // n-ary: srcs[0 .. k-1], scalar
     const unsigned char *a = nullptr, *b = nullptr;
+    const unsigned char *const *srcs = nullptr;
+    int k = 0;
+    const void *scalar = nullptr;
     unsigned char *out = nullptr;
     opf_count_t n = 0, chunk = 0;
     std::size_t extent = 0;
 
-    void run(int k) const
+    void run(int w) const
     {
-        const opf_count_t first = opf_count_t(k) * chunk;
+        const opf_count_t first = opf_count_t(w) * chunk;
         if (first >= n) return;
-        const opf_count_t m = std::min(chunk, n - first);
-        const std::size_t at = std::size_t(first) * extent;
-        if (fn3) fn3(a + at, b + at, out + at, m);
-        else fn2(a + at, out + at, m);
+        run_range(first, std::min(chunk, n - first));
     }
-    void run_alone() const
+    void run_alone() const { run_range(0, n); }
+    void run_range(opf_count_t first, opf_count_t m) const
     {
-        if (fn3) fn3(a, b, out, n);
-        else fn2(a, out, n);
+        const std::size_t at = std::size_t(first) * extent;
+        if (fn_n) {
+            const void *from[OPF_REDUCE_N_MAX];
+            for (int j = 0; j < k; ++j) from[j] = srcs[j] + at;
+            fn_n(from, k, out + at, m, scalar);
+        } else if (fn3) {
+            fn3(a + at, b + at, out + at, m);
+        } else {
+            fn2(a + at, out + at, m);
+        }
     }
 };
 
@@ -227,6 +237,7 @@ template <class Fn> Job make_job(Fn *fn, const void *a, const void *b, void *out
 {
     Job job;
     if constexpr (std::is_same_v<Fn, opf_kernel3_fn>) job.fn3 = fn;
+    else if constexpr (std::is_same_v<Fn, opf_kernel_n_fn>) job.fn_n = fn;
     else job.fn2 = fn;
     job.a = static_cast<const unsigned char *>(a);
     job.b = static_cast<const unsigned char *>(b);
@@ -256,6 +267,16 @@ void run_on_workers(opf_kernel2_fn *fn, const void *in, void *inout, opf_count_t
 void run_on_workers(opf_kernel3_fn *fn, const void *in1, const void *in2, void *out, opf_count_t n, int kt)
 {
     pool->run(make_job(fn, in1, in2, out, n, kt), min_per_thread[kt]);
+}
+
+void run_on_workers(opf_kernel_n_fn *fn, const void *const srcs[], int k, void *out, opf_count_t n, int kt,
+                    const void *scalar)
+{
+    Job job = make_job(fn, nullptr, nullptr, out, n, kt);
+    job.srcs = reinterpret_cast<const unsigned char *const *>(srcs);
+    job.k = k;
+    job.scalar = scalar;
+    pool->run(job, min_per_thread[kt]);
 }
 
 void start_workers()

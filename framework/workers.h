@@ -25,6 +25,10 @@ extern std::array<opf_count_t, OPF_KT_COUNT> workers_min_count;
                                                  int kt);
 [[gnu::cold, gnu::noinline]] void run_on_workers(opf_kernel3_fn *fn, const void *in1, const void *in2, void *out,
                                                  opf_count_t n, int kt);
+// The n-ary form (opf_reduce_local_n): every chunk takes its range of each
+// of the k sources and of out (out may be one of them: chunks are disjoint).
+[[gnu::cold, gnu::noinline]] void run_on_workers(opf_kernel_n_fn *fn, const void *const srcs[], int k, void *out,
+                                                 opf_count_t n, int kt, const void *scalar);
 
 // At opf_init, after the parameters and the components: starts the pool if
 // op_base_threads asks for one (and, inside an MPI process, only if

@@ -153,6 +153,38 @@ void check_call(const Case &c, opf_count_t n, int alias, std::mt19937_64 &rng)
     check(same, std::string("op ") + std::to_string(c.op_id) + " " + what + ": differs from one thread's");
 }
 
+// opf_reduce_local_n (k = 3) through the pool against the base's n-ary
+// kernel on one thread; in_place: dst is srcs[2].
+void check_nary(const Case &c, opf_count_t n, bool in_place, std::mt19937_64 &rng)
+{
+    constexpr int k = 3;
+    constexpr std::size_t guard = 64;
+    const std::size_t bytes = std::size_t(n) * c.extent;
+    std::vector<std::vector<unsigned char>> in(k + 1, std::vector<unsigned char>(bytes + guard));   // [k]: dst
+    for (auto &v : in)
+        for (std::size_t i = 0; i < v.size(); i += 8) {
+            const uint64_t r = rng();
+            std::memcpy(v.data() + i, &r, std::min<std::size_t>(8, v.size() - i));
+        }
+    std::vector<std::vector<unsigned char>> in2 = in;
+    opf_kernel_n_fn *ref = nullptr;
+    if (opf_slot_kernel_n(c.op_id, c.kt, OPF_FORM_N, "base", n, &ref) != OPF_SUCCESS || !ref) return;
+    const void *a[k] = {in[0].data(), in[1].data(), in[2].data()}, *a2[k] = {in2[0].data(), in2[1].data(), in2[2].data()};
+    unsigned char *dst = in_place ? in[2].data() : in[k].data(), *dst2 = in_place ? in2[2].data() : in2[k].data();
+    ref(a, k, dst, n, nullptr);
+    const int rc = opf_reduce_local_n(a2, k, dst2, n, c.type, c.op);
+    bool same = rc == OPF_SUCCESS;
+    for (int j = 0; j <= k; ++j) {
+        opf_count_t at = 0;
+        same = same && opf_kernel_type_first_difference(c.kt, in[std::size_t(j)].data(), in2[std::size_t(j)].data(), n,
+                                                        &at) == OPF_SUCCESS && at < 0;
+        same = same && std::equal(in[std::size_t(j)].begin() + std::ptrdiff_t(bytes), in[std::size_t(j)].end(),
+                                  in2[std::size_t(j)].begin() + std::ptrdiff_t(bytes));
+    }
+    check(same, std::string("op ") + std::to_string(c.op_id) + " " + opf_kernel_type_name(c.kt) + " n-ary k = 3 count " +
+                    std::to_string(n) + (in_place ? " dst = srcs[2]" : "") + ": differs from the base on one thread");
+}
+
 // Counts around the chunk edges of two threads (chunks are multiples of 64
 // elements): below the pool's threshold, at it, and ragged above.
 void edges(std::mt19937_64 &rng, const std::vector<Case> &cases)
@@ -160,9 +192,11 @@ void edges(std::mt19937_64 &rng, const std::vector<Case> &cases)
     init_with("2", "1");
     const opf_count_t counts[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 191, 1000, 4099};
     for (const Case &c : cases)
-        for (opf_count_t n : counts)
+        for (opf_count_t n : counts) {
             for (int alias = -1; alias <= 2; ++alias)
                 if (alias <= 0 || n == 129) check_call(c, n, alias, rng);
+            if (n >= 128) check_nary(c, n, n == 129, rng);
+        }
 }
 
 // Application threads calling at once; each checks its own results.
