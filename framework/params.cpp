@@ -980,7 +980,8 @@ void register_framework_params()
           OPF_PARAM_SETTABLE, opf::x86_feature_word_list(), nullptr, &params.isa_mask},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_threads", OPF_PARAM_INT, "1",
-          "Threads that share a large contiguous reduction of a predefined op: 1 = the calling thread alone, N = "
+          "Threads that share a large contiguous reduction of a predefined op (2-buffer, 3-buffer and n-ary calls): "
+          "1 = the calling thread alone, N = "
           "the caller and N-1 pool threads placed on the other cores of its binding, 0 = one per core of that "
           "binding. Off inside an MPI job unless op_base_threads_in_mpi is set" INIT_ONLY_NOTE, 4,
           OPF_PARAM_SETTABLE, nullptr, nullptr, &params.threads},
