@@ -597,6 +597,26 @@ int check_stream_call(const char *function, opf_op_t op, opf_datatype_t datatype
     return OPF_SUCCESS;
 }
 
+// The n-ary calls' sources (opf_reduce_local_n, _mode, _stream): nsrc in
+// range (check_nsrc, before anything else), then, for a count above 0,
+// srcs and every srcs[j] not NULL (check_srcs).
+int check_nsrc(const char *function, opf_op_t op, opf_datatype_t datatype, int nsrc)
+{
+    if (nsrc >= 1 && nsrc <= OPF_REDUCE_N_MAX) return OPF_SUCCESS;
+    return fail_call(OPF_ERR_ARG, function, op, datatype, "nsrc %d is outside 1 .. OPF_REDUCE_N_MAX (%d)", nsrc,
+                     OPF_REDUCE_N_MAX);
+}
+int check_srcs(const char *function, opf_op_t op, opf_datatype_t datatype, const void *const srcs[], int nsrc,
+               opf_count_t count)
+{
+    if (!srcs) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs is NULL with count %lld", (long long)count);
+    for (int j = 0; j < nsrc; ++j)
+        if (!srcs[j])
+            return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs[%d] is NULL with count %lld", j,
+                             (long long)count);
+    return OPF_SUCCESS;
+}
+
 [[gnu::cold]] int no_stream_kernel(const char *function, opf_op_t op, opf_datatype_t datatype, int memory_kind)
 {
     return fail_call(OPF_ERR_OP, function, op, datatype,
@@ -651,22 +671,16 @@ OPF_API int opf_reduce_local_n_stream(const void *const srcs[], int nsrc, void *
 try {
     const char *function = "opf_reduce_local_n_stream";
     return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
-        if (nsrc < 1 || nsrc > OPF_REDUCE_N_MAX)
-            return fail_call(OPF_ERR_ARG, function, op, datatype, "nsrc %d is outside 1 .. OPF_REDUCE_N_MAX (%d)", nsrc,
-                             OPF_REDUCE_N_MAX);
+        if (int rc = check_nsrc(function, op, datatype, nsrc)) return rc;
         opf_count_t n = 0;
         if (int rc = check_stream_call(function, op, datatype, count, memory_kind, {dst}, {op_id, user, &t}, n)) return rc;
         if (n == 0) return OPF_SUCCESS;
-        if (!srcs) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs is NULL with count %lld", (long long)count);
-        for (int j = 0; j < nsrc; ++j) {
-            if (!srcs[j])
-                return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs[%d] is NULL with count %lld", j,
-                                 (long long)count);
-            if (j >= 2 && srcs[j] == dst)
+        if (int rc = check_srcs(function, op, datatype, srcs, nsrc, count)) return rc;
+        for (int j = 2; j < nsrc; ++j)
+            if (srcs[j] == dst)
                 return fail_call(OPF_ERR_BUFFER, function, op, datatype,
                                  "dst is srcs[%d]: on a stream the call is the chain of 3-buffer calls, which would "
                                  "overwrite it before reading it (dst may be srcs[0] or srcs[1])", j);
-        }
         if (op_id == OPF_OPID_AVG && nsrc > 2)   // (k = 2 is the 3-buffer call's mean of two)
             return fail_call(OPF_ERR_OP, function, op, datatype,
                              "OPF_AVG of more than two inputs has no stream form (its result is not a chain of "
@@ -797,18 +811,12 @@ int reduce_n(const char *function, const void *const srcs[], int nsrc, void *dst
         if (mode != OPF_ROUND_CHAIN && mode != OPF_ROUND_ONCE)
             return fail_call(OPF_ERR_ARG, function, op, datatype,
                              "mode %d is neither OPF_ROUND_CHAIN (0) nor OPF_ROUND_ONCE (1)", mode);
-        if (nsrc < 1 || nsrc > OPF_REDUCE_N_MAX)
-            return fail_call(OPF_ERR_ARG, function, op, datatype, "nsrc %d is outside 1 .. OPF_REDUCE_N_MAX (%d)", nsrc,
-                             OPF_REDUCE_N_MAX);
+        if (int rc = check_nsrc(function, op, datatype, nsrc)) return rc;
         const bool premul = user && user->premul_kt >= 0;
         if (premul)
             if (int rc = premul_type_mismatch(function, op, datatype, *user, t)) return rc;
         if (count == 0) return OPF_SUCCESS;
-        if (!srcs) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs is NULL with count %lld", (long long)count);
-        for (int j = 0; j < nsrc; ++j)
-            if (!srcs[j])
-                return fail_call(OPF_ERR_BUFFER, function, op, datatype, "srcs[%d] is NULL with count %lld", j,
-                                 (long long)count);
+        if (int rc = check_srcs(function, op, datatype, srcs, nsrc, count)) return rc;
         if (!dst) return fail_call(OPF_ERR_BUFFER, function, op, datatype, "dst is NULL with count %lld", (long long)count);
         auto src = reinterpret_cast<const Bytes *const *>(srcs);
         auto out = static_cast<Bytes *>(dst);
