@@ -86,14 +86,8 @@ struct SlotGen {
 constexpr auto table = make_matrix<SlotKernels, SlotGen>();
 
 // ---- n-ary kernels ------------------------------------------------------------
-// The accumulators of semantics.h as objects (PreMulSum carries its scalar):
+// The accumulators of semantics.h (NaryAcc) as objects; PreMulSum carries its scalar:
 // Acc, first(x, k), add(acc, x, k), result(acc, k).
-template <class Op, class T> struct Fold {
-    using Acc = T;
-    static T first(T x, int) { return x; }
-    static T add(T a, T x, int) { return Op::apply(a, x); }
-    static T result(T a, int) { return a; }
-};
 template <class T, Rounding M> struct Premul {
     using P = PremulAcc<T, M>;
     using Acc = typename P::Acc;
@@ -147,11 +141,9 @@ struct NaryGen {
         using T = at_t<K, KernelTypes>;
         NaryKernels r{};
         if constexpr (Op::template defined<T> && is_supported<T>) {
-            constexpr bool avg = std::is_same_v<Op, OpAvg>, sum = std::is_same_v<Op, OpSum>;
-            if constexpr (avg) r.fn[kN] = &nary<T, MeanAcc<T, Rounding::Chain>>;
-            else r.fn[kN] = &nary<T, Fold<Op, T>>;
-            if constexpr (Narrow<T> && avg) r.fn[kNOnce] = &nary<T, MeanAcc<T, Rounding::Once>>;
-            if constexpr (Narrow<T> && sum) r.fn[kNOnce] = &nary<T, SumAcc<T, Rounding::Once>>;
+            constexpr bool sum = std::is_same_v<Op, OpSum>;
+            r.fn[kN] = &nary<T, NaryAcc<Op, T, Rounding::Chain>>;
+            if constexpr (rounds_once_apart<Op, T>) r.fn[kNOnce] = &nary<T, NaryAcc<Op, T, Rounding::Once>>;
             if constexpr (sum) r.fn[kPremul] = &premul<T, Rounding::Chain>;
             if constexpr (sum && Narrow<T>) r.fn[kPremulOnce] = &premul<T, Rounding::Once>;
         }

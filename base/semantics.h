@@ -352,6 +352,30 @@ struct OpAvg {
     }
 };
 
+// Every other op: the left-to-right fold of its 2-operand functor.
+template <class Op, class T> struct FoldAcc {
+    using Acc = T;
+    OPF_HD static T first(T x, int) { return x; }
+    OPF_HD static T add(T a, T x, int) { return Op::apply(a, x); }
+    OPF_HD static T result(T a, int) { return a; }
+};
+
+// The accumulator of op Op's n-ary result in mode M: the one rule every
+// provider's n-ary kernel computes (host kernels and device kernels alike).
+template <class Op, class T, Rounding M> struct NaryAccOf {
+    using type = FoldAcc<Op, T>;
+};
+template <class T, Rounding M> struct NaryAccOf<OpSum, T, M> {
+    using type = SumAcc<T, M>;
+};
+template <class T, Rounding M> struct NaryAccOf<OpAvg, T, M> {
+    using type = MeanAcc<T, M>;
+};
+template <class Op, class T, Rounding M> using NaryAcc = typename NaryAccOf<Op, T, M>::type;
+// Whether OPF_ROUND_ONCE has a result of its own for (Op, T): SUM and AVG of the Narrow types.
+template <class Op, class T> inline constexpr bool rounds_once_apart =
+    Narrow<T> && (std::is_same_v<Op, OpSum> || std::is_same_v<Op, OpAvg>);
+
 // PreMulSum(s): s * x0 + s * x1 + ...: each product as OpProd gives it
 // (rounded to the type; integers wrap; complex without FMA), the products
 // summed left to right as SUM. Once (Narrow): products and sum in float

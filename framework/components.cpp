@@ -58,6 +58,8 @@ struct Tiers {
     std::vector<Offer<opf_stream_kernel2_fn>> stream2;
     std::vector<Offer<opf_stream_kernel3_fn>> stream3;
     std::vector<Offer<opf_kernel_n_fn>> nary[base::kNaryForms];
+    std::vector<Offer<opf_device_kernel_n_fn>> device_n[2];
+    std::vector<Offer<opf_stream_kernel_n_fn>> stream_n[2];
 };
 
 // The n-ary forms of a candidate, by base::NaryForm.
@@ -67,6 +69,11 @@ constexpr NaryField nary_field[base::kNaryForms] = {&SlotCandidate::fn_n, &SlotC
                                                     &SlotCandidate::fn_premul, &SlotCandidate::fn_premul_once};
 constexpr NaryFailed nary_failed[base::kNaryForms] = {&SlotCandidate::failed_n, &SlotCandidate::failed_n_once,
                                                       &SlotCandidate::failed_premul, &SlotCandidate::failed_premul_once};
+// ... and on device memory (kN, kNOnce), synchronous and on a stream.
+constexpr opf_device_kernel_n_fn *SlotCandidate::*device_n_field[2] = {&SlotCandidate::device_n,
+                                                                       &SlotCandidate::device_n_once};
+constexpr opf_stream_kernel_n_fn *SlotCandidate::*stream_n_field[2] = {&SlotCandidate::stream_n,
+                                                                       &SlotCandidate::stream_n_once};
 
 // The offers on one memory kind, per slot.
 struct KindOffers {
@@ -695,6 +702,13 @@ void select_all()
                 install<opf_device_kernel3_fn>(d.three, t.device3, op, mem, kt, nullptr, &C::device3, &C::never_failed);
                 install<opf_stream_kernel2_fn>(d.stream2, t.stream2, op, mem, kt, nullptr, &C::stream2, &C::never_failed);
                 install<opf_stream_kernel3_fn>(d.stream3, t.stream3, op, mem, kt, nullptr, &C::stream3, &C::never_failed);
+                for (int f : {base::kN, base::kNOnce})   // as on the host: a form the base lacks is no slot
+                    if (base::nary_kernels(op, kt).fn[f]) {
+                        install<opf_device_kernel_n_fn>(d.nary[f], t.device_n[f], op, mem, kt, nullptr,
+                                                        device_n_field[f], &C::never_failed);
+                        install<opf_stream_kernel_n_fn>(d.stream_nary[f], t.stream_n[f], op, mem, kt, nullptr,
+                                                        stream_n_field[f], &C::never_failed);
+                    }
             }
             if (params.verbose >= 5)
                 for (int mem = 0; mem < memory_kind_count(); ++mem)
@@ -724,13 +738,14 @@ std::string offer_problem(const ModuleRecord &m, const opf_offer_t &o)
                "\" (n-ary kernels serve host memory)";
     if ((o.premul_n || o.premul_n_once) && m.module.op_id != OPF_OPID_SUM)
         return "PreMulSum kernels offered in the module of an op other than SUM";
-    if (host && (o.device2 || o.device3 || o.stream2 || o.stream3))
-        return "device or stream kernels offered on host memory (host memory takes kernel2 / kernel3)";
+    const bool device_n = o.device_n || o.device_n_once || o.stream_n || o.stream_n_once;
+    if (host && (o.device2 || o.device3 || o.stream2 || o.stream3 || device_n))
+        return "device or stream kernels offered on host memory (host memory takes kernel2 / kernel3 / kernel_n)";
     if (!host && (o.kernel2 || o.kernel3))
         return "host kernels offered on device memory kind \"" + std::string(memory_kind_name(o.memory_kind)) +
                "\" (device memory takes device2 / device3 / stream2 / stream3: kernels that return an OPF_* code)";
     if (!(o.kernel2 || o.kernel3 || o.device2 || o.device3 || o.stream2 || o.stream3 || o.kernel_n || o.kernel_n_once ||
-          o.premul_n || o.premul_n_once))
+          o.premul_n || o.premul_n_once || device_n))
         return "no kernel in the offer";
     return "";
 }
@@ -1053,6 +1068,10 @@ try {
     cand.fn_n_once = offer->kernel_n_once;
     cand.fn_premul = offer->premul_n;
     cand.fn_premul_once = offer->premul_n_once;
+    cand.device_n = offer->device_n;
+    cand.device_n_once = offer->device_n_once;
+    cand.stream_n = offer->stream_n;
+    cand.stream_n_once = offer->stream_n_once;
     repo.pending.push_back({offer->memory_kind, kt, cand});
     return OPF_SUCCESS;
 } catch (...) {

@@ -56,6 +56,9 @@ struct SlotCandidate {
     // n-ary forms (host memory), by base::NaryForm, each self-tested apart
     opf_kernel_n_fn *fn_n = nullptr, *fn_n_once = nullptr, *fn_premul = nullptr, *fn_premul_once = nullptr;
     bool failed_n = false, failed_n_once = false, failed_premul = false, failed_premul_once = false;
+    // n-ary forms on device memory (kN, kNOnce), synchronous and on a stream
+    opf_device_kernel_n_fn *device_n = nullptr, *device_n_once = nullptr;
+    opf_stream_kernel_n_fn *stream_n = nullptr, *stream_n_once = nullptr;
 
     // Whether it offers a synchronous kernel for nbuf buffers (2 or 3).
     bool offers(int nbuf) const { return nbuf == 2 ? fn2 || device2 : fn3 || device3; }

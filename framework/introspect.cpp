@@ -262,6 +262,18 @@ try {
     return nullptr;
 }
 
+OPF_API const char *opf_slot_provider_n_mem(int op_id, int kt, int mem, int form, int stream, opf_count_t count)
+try {
+    if (!valid_slot(op_id, kt) || (form != OPF_FORM_N && form != OPF_FORM_N_ONCE) || !base::nary_kernels(op_id, kt).fn[form] ||
+        ensure_initialized() || !valid_mem(mem) || mem == OPF_MEM_HOST)
+        return nullptr;
+    const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
+    return stream ? s.stream_nary[form].offer_for(count).provider : s.nary[form].offer_for(count).provider;
+} catch (...) {
+    fail_exception("opf_slot_provider_n_mem");
+    return nullptr;
+}
+
 OPF_API int opf_slot_explain_stream(int op_id, int kt, int mem, int nbuf, char *buf, int len)
 try {
     if (!buf || len <= 0 || (nbuf != 2 && nbuf != 3) || mem < 0)

@@ -61,6 +61,10 @@ struct DeviceSlot {
     SlotHalf<opf_device_kernel3_fn> three;
     SlotHalf<opf_stream_kernel2_fn> stream2;
     SlotHalf<opf_stream_kernel3_fn> stream3;
+    // opf_reduce_local_n's device kernels by form (base::kN, base::kNOnce;
+    // kNOnce only where the base has it), synchronous and on a stream.
+    SlotHalf<opf_device_kernel_n_fn> nary[2];
+    SlotHalf<opf_stream_kernel_n_fn> stream_nary[2];
 };
 
 template <class S> struct SlotTable {

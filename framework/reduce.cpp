@@ -276,6 +276,14 @@ template <class Fn, class... Args>
                      "component %s failed: %s", offer.provider, reason);
 }
 
+[[gnu::cold]] int refuse_gaps(const char *function, opf_op_t op, opf_datatype_t datatype, int mem)
+{
+    return fail_call(OPF_ERR_TYPE, function, op, datatype,
+                     "the buffers are %s memory, which takes contiguous datatypes only (this one has gaps: "
+                     "one kernel launch per block); pack the data or reduce it in host memory",
+                     memory_kind_name(mem));
+}
+
 // Predefined op on device memory, 2- or 3-buffer (in2 == nullptr: 2-buffer,
 // in place in out): one device kernel over the whole buffer. A type with gaps
 // is refused, as stream calls refuse it: device kernels take one contiguous
@@ -286,11 +294,7 @@ template <class Fn, class... Args>
 {
     const Datatype &t = *c.type;
     if (t.size == 0) return OPF_SUCCESS;
-    if (!t.dense)
-        return fail_call(OPF_ERR_TYPE, function, op, datatype,
-                         "the buffers are %s memory, which takes contiguous datatypes only (this one has gaps: "
-                         "one kernel launch per block); pack the data or reduce it in host memory",
-                         memory_kind_name(mem));
+    if (!t.dense) return refuse_gaps(function, op, datatype, mem);
     const opf_count_t n = count * t.basic_per_item;
     const DeviceSlot &s = device_slot(c.op_id, mem, t.kernel_type);
     return in2 ? run_device(function, op, datatype, s.three.offer_for(n), in1, in2, out, n)
@@ -617,10 +621,76 @@ int check_srcs(const char *function, opf_op_t op, opf_datatype_t datatype, const
     return OPF_SUCCESS;
 }
 
+int check_mode(const char *function, opf_op_t op, opf_datatype_t datatype, int mode)
+{
+    if (mode == OPF_ROUND_CHAIN || mode == OPF_ROUND_ONCE) return OPF_SUCCESS;
+    return fail_call(OPF_ERR_ARG, function, op, datatype, "mode %d is neither OPF_ROUND_CHAIN (0) nor OPF_ROUND_ONCE (1)",
+                     mode);
+}
+
 [[gnu::cold]] int no_stream_kernel(const char *function, opf_op_t op, opf_datatype_t datatype, int memory_kind)
 {
     return fail_call(OPF_ERR_OP, function, op, datatype,
                      "no component offers a stream kernel for this slot on %s memory", memory_kind_name(memory_kind));
+}
+
+// The n-ary form of a call on device memory: kN, or kNOnce where round-once
+// has a result of its own for the slot (as on the host).
+int device_form(int op_id, int kt, int mode)
+{
+    return mode == OPF_ROUND_ONCE && base::nary_kernels(op_id, kt).fn[base::kNOnce] ? base::kNOnce : base::kN;
+}
+
+// Why the n-ary result cannot be the chain of 3-buffer device calls (the
+// code to fail with, and the reason), or {OPF_SUCCESS, nullptr} when it can.
+struct NoChain {
+    int code;
+    const char *why;
+};
+NoChain no_device_chain(int op_id, int form, int nsrc, bool dst_read_late)
+{
+    if (form == base::kNOnce) return {OPF_ERR_OP, "round-once has no chain form"};
+    if (op_id == OPF_OPID_AVG && nsrc > 2)
+        return {OPF_ERR_OP, "OPF_AVG of more than two inputs is not a chain of 3-buffer calls"};
+    if (dst_read_late) return {OPF_ERR_BUFFER, "the chain would overwrite dst, one of srcs[2..], before reading it"};
+    return {OPF_SUCCESS, nullptr};
+}
+
+// The n-ary call on a stream: the slot's n-ary stream kernel, one call;
+// where no component offers one, the chain of its 3-buffer stream kernel in
+// stream order (each step reads what the one before wrote) when that is the
+// n-ary result (no_device_chain), one input copied by the REPLACE stream
+// kernel.
+int reduce_n_stream(const char *function, const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                    opf_datatype_t datatype, opf_op_t op, int mode, int memory_kind, void *stream)
+{
+    return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
+        if (int rc = check_mode(function, op, datatype, mode)) return rc;
+        if (int rc = check_nsrc(function, op, datatype, nsrc)) return rc;
+        opf_count_t n = 0;
+        if (int rc = check_stream_call(function, op, datatype, count, memory_kind, {dst}, {op_id, user, &t}, n)) return rc;
+        if (n == 0) return OPF_SUCCESS;
+        if (int rc = check_srcs(function, op, datatype, srcs, nsrc, count)) return rc;
+        const int form = device_form(op_id, t.kernel_type, mode);
+        const DeviceSlot &s = device_slot(op_id, memory_kind, t.kernel_type);
+        if (const auto &nary = s.stream_nary[form].offer_for(n); nary.fn)
+            return run_device(function, op, datatype, nary, srcs, nsrc, dst, n, static_cast<const void *>(nullptr), stream);
+        bool dst_read_late = false;
+        for (int j = 2; j < nsrc; ++j) dst_read_late |= srcs[j] == dst;
+        if (const NoChain no = no_device_chain(op_id, form, nsrc, dst_read_late); no.why)
+            return fail_call(no.code, function, op, datatype, "no component offers an n-ary stream kernel for this "
+                             "slot on %s memory, and %s", memory_kind_name(memory_kind), no.why);
+        if (nsrc == 1) {
+            const auto &copy = device_slot(OPF_OPID_REPLACE, memory_kind, t.kernel_type).stream2.offer_for(n);
+            if (!copy.fn) return no_stream_kernel(function, op, datatype, memory_kind);
+            return srcs[0] == dst ? OPF_SUCCESS : run_device(function, op, datatype, copy, srcs[0], dst, n, stream);
+        }
+        const auto &offer = s.stream3.offer_for(n);
+        if (!offer.fn) return no_stream_kernel(function, op, datatype, memory_kind);
+        int rc = run_device(function, op, datatype, offer, srcs[0], srcs[1], dst, n, stream);
+        for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j) rc = run_device(function, op, datatype, offer, dst, srcs[j], dst, n, stream);
+        return rc;
+    });
 }
 
 } // namespace
@@ -660,44 +730,23 @@ try {
     return fail_exception("opf_reduce_local3_stream");
 }
 
-// The n-ary call on a stream: the chain of the slot's 3-buffer stream
-// kernel, in stream order (each step reads what the one before wrote), so
-// the result is opf_reduce_local_n's by its definition. One input: the
-// REPLACE stream kernel copies it. The chain rules out AVG of more than two
-// (its result is no chain; of two it is the 3-buffer call's mean of two) and
-// dst among srcs[2..] (overwritten before it is read).
 OPF_API int opf_reduce_local_n_stream(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
                                       opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream)
 try {
-    const char *function = "opf_reduce_local_n_stream";
-    return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
-        if (int rc = check_nsrc(function, op, datatype, nsrc)) return rc;
-        opf_count_t n = 0;
-        if (int rc = check_stream_call(function, op, datatype, count, memory_kind, {dst}, {op_id, user, &t}, n)) return rc;
-        if (n == 0) return OPF_SUCCESS;
-        if (int rc = check_srcs(function, op, datatype, srcs, nsrc, count)) return rc;
-        for (int j = 2; j < nsrc; ++j)
-            if (srcs[j] == dst)
-                return fail_call(OPF_ERR_BUFFER, function, op, datatype,
-                                 "dst is srcs[%d]: on a stream the call is the chain of 3-buffer calls, which would "
-                                 "overwrite it before reading it (dst may be srcs[0] or srcs[1])", j);
-        if (op_id == OPF_OPID_AVG && nsrc > 2)   // (k = 2 is the 3-buffer call's mean of two)
-            return fail_call(OPF_ERR_OP, function, op, datatype,
-                             "OPF_AVG of more than two inputs has no stream form (its result is not a chain of "
-                             "3-buffer calls)");
-        if (nsrc == 1) {
-            const auto &copy = device_slot(OPF_OPID_REPLACE, memory_kind, t.kernel_type).stream2.offer_for(n);
-            if (!copy.fn) return no_stream_kernel(function, op, datatype, memory_kind);
-            return srcs[0] == dst ? OPF_SUCCESS : run_device(function, op, datatype, copy, srcs[0], dst, n, stream);
-        }
-        const auto &offer = device_slot(op_id, memory_kind, t.kernel_type).stream3.offer_for(n);
-        if (!offer.fn) return no_stream_kernel(function, op, datatype, memory_kind);
-        int rc = run_device(function, op, datatype, offer, srcs[0], srcs[1], dst, n, stream);
-        for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j) rc = run_device(function, op, datatype, offer, dst, srcs[j], dst, n, stream);
-        return rc;
-    });
+    return reduce_n_stream("opf_reduce_local_n_stream", srcs, nsrc, dst, count, datatype, op, OPF_ROUND_CHAIN,
+                           memory_kind, stream);
 } catch (...) {
     return fail_exception("opf_reduce_local_n_stream");
+}
+
+OPF_API int opf_reduce_local_n_stream_mode(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                           opf_datatype_t datatype, opf_op_t op, int mode, int memory_kind,
+                                           void *stream)
+try {
+    return reduce_n_stream("opf_reduce_local_n_stream_mode", srcs, nsrc, dst, count, datatype, op, mode, memory_kind,
+                           stream);
+} catch (...) {
+    return fail_exception("opf_reduce_local_n_stream_mode");
 }
 
 // ---- n-ary reductions (opf_reduce_local_n) -----------------------------------
@@ -804,13 +853,43 @@ int call_user_n(const UserOp &u, const Bytes *const src[], int k, Bytes *dst, op
                      t.kernel_type < 0 ? "of several types" : base::kernel_type_name(t.kernel_type));
 }
 
+// opf_reduce_local_n on device memory: the slot's n-ary device kernel, one
+// call over the whole buffer; where no component offers one, the chain of
+// its 3-buffer device kernels when that is the n-ary result (see
+// no_device_chain), else refused. Contiguous datatypes only (apply_device).
+[[gnu::cold]] int reduce_n_device(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c, int mode,
+                                  const Bytes *const src[], int nsrc, Bytes *out, opf_count_t count, int mem,
+                                  bool dst_read_late)
+{
+    const Datatype &t = *c.type;
+    if (c.user)
+        return fail_call(OPF_ERR_BUFFER, function, op, datatype, "user ops (PreMulSum too) run on host memory only");
+    if (!t.dense) return refuse_gaps(function, op, datatype, mem);
+    const int form = device_form(c.op_id, t.kernel_type, mode);
+    const opf_count_t n = count * t.basic_per_item;
+    const DeviceSlot &s = device_slot(c.op_id, mem, t.kernel_type);
+    if (const auto &nary = s.nary[form].offer_for(n); nary.fn)
+        return run_device(function, op, datatype, nary, reinterpret_cast<const void *const *>(src), nsrc,
+                          static_cast<void *>(out), n, static_cast<const void *>(nullptr));
+    if (const NoChain no = no_device_chain(c.op_id, form, nsrc, dst_read_late); no.why)
+        return fail_call(no.code, function, op, datatype, "no component offers an n-ary kernel for this slot on %s "
+                         "memory, and %s", memory_kind_name(mem), no.why);
+    if (nsrc == 1) {   // dst = srcs[0]
+        const Call copy{OPF_OPID_REPLACE, nullptr, &t};
+        if (int rc = check_device_slot(function, op, datatype, copy, mem, 2)) return rc;
+        return src[0] == out ? OPF_SUCCESS : apply_device(function, op, datatype, copy, mem, src[0], nullptr, out, count);
+    }
+    if (int rc = check_device_slot(function, op, datatype, c, mem, 3)) return rc;
+    int rc = apply_device(function, op, datatype, c, mem, src[0], src[1], out, count);
+    for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j) rc = apply_device(function, op, datatype, c, mem, out, src[j], out, count);
+    return rc;
+}
+
 int reduce_n(const char *function, const void *const srcs[], int nsrc, void *dst, opf_count_t count,
              opf_datatype_t datatype, opf_op_t op, int mode)
 {
     return with_call(function, op, datatype, count, [=](int op_id, const UserOp *user, const Datatype &t) -> int {
-        if (mode != OPF_ROUND_CHAIN && mode != OPF_ROUND_ONCE)
-            return fail_call(OPF_ERR_ARG, function, op, datatype,
-                             "mode %d is neither OPF_ROUND_CHAIN (0) nor OPF_ROUND_ONCE (1)", mode);
+        if (int rc = check_mode(function, op, datatype, mode)) return rc;
         if (int rc = check_nsrc(function, op, datatype, nsrc)) return rc;
         const bool premul = user && user->premul_kt >= 0;
         if (premul)
@@ -832,19 +911,9 @@ int reduce_n(const char *function, const void *const srcs[], int nsrc, void *dst
                                      "the buffers live in two different kinds of device memory");
                 mem = kind;
             }
-            if (mem != OPF_MEM_HOST) {
-                // Device memory: the chain of 3-buffer device calls (no n-ary device kernels yet).
-                if (user || !chains(op_id) || nsrc < 2 || dst_read_late)
-                    return fail_call(OPF_ERR_BUFFER, function, op, datatype,
-                                     "on %s memory n-ary calls take a predefined op other than AVG, two inputs or "
-                                     "more, and dst not among srcs[2..]", memory_kind_name(mem));
-                const Call c{op_id, user, &t};
-                if (int rc = check_device_slot(function, op, datatype, c, mem, 3)) return rc;
-                int rc = apply_device(function, op, datatype, c, mem, src[0], src[1], out, count);
-                for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j)
-                    rc = apply_device(function, op, datatype, c, mem, out, src[j], out, count);
-                return rc;
-            }
+            if (mem != OPF_MEM_HOST)
+                return reduce_n_device(function, op, datatype, {op_id, user, &t}, mode, src, nsrc, out, count, mem,
+                                       dst_read_late);
         }
         if (user && !premul) return call_user_n(*user, src, nsrc, out, count, op, datatype, t, dst_read_late);
         const bool once = mode == OPF_ROUND_ONCE;

@@ -296,9 +296,9 @@ void check_refusals(Harness &h, int dev)
         fail("count 0 stream call failed: %s", opf_last_error());
 }
 
-// opf_cuda_reduce_local_n beyond k = 2 (the forms above): the chain left to
-// right in stream order (SUM FLOAT on 1e8, 1, -1e8 gives 0 that way, 1 in
-// any other order), dst as srcs[0] or srcs[1], one input (a copy), and the
+// opf_cuda_reduce_local_n beyond the slot checks (check_nary_slots): the
+// order left to right (SUM FLOAT on 1e8, 1, -1e8 gives 0 that way, 1 in any
+// other order), dst as srcs[0] or srcs[1], one input (a copy), and the
 // refusals, which enqueue nothing.
 void check_nary_stream(Harness &h)
 {
@@ -342,20 +342,20 @@ void check_nary_stream(Harness &h)
     // Refusals: the code, and dst untouched.
     const std::vector<float> seven(n, 7.0f);
     CUDA_OK(cudaMemcpy(d[k], seven.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    const void *with_null[3] = {d[0], nullptr, d[2]}, *late_dst[3] = {d[0], d[1], d[k]};
+    const void *with_null[3] = {d[0], nullptr, d[2]};
     struct Refusal {
         const char *what;
         const void *const *srcs;
         int nsrc;
         opf_op_t op;
-        int want;
+        int mode, want;
     };
-    for (const Refusal &r : {Refusal{"nsrc 0", srcs, 0, OPF_SUM, OPF_ERR_ARG},
-                             Refusal{"nsrc OPF_REDUCE_N_MAX + 1", srcs, OPF_REDUCE_N_MAX + 1, OPF_SUM, OPF_ERR_ARG},
-                             Refusal{"srcs[1] NULL", with_null, 3, OPF_SUM, OPF_ERR_BUFFER},
-                             Refusal{"dst is srcs[2]", late_dst, 3, OPF_SUM, OPF_ERR_BUFFER},
-                             Refusal{"OPF_AVG", srcs, 3, OPF_AVG, OPF_ERR_OP}}) {
-        const int rc = opf_cuda_reduce_local_n(r.srcs, r.nsrc, d[k], n, OPF_FLOAT, r.op, h.stream);
+    for (const Refusal &r : {Refusal{"nsrc 0", srcs, 0, OPF_SUM, OPF_ROUND_CHAIN, OPF_ERR_ARG},
+                             Refusal{"nsrc OPF_REDUCE_N_MAX + 1", srcs, OPF_REDUCE_N_MAX + 1, OPF_SUM, OPF_ROUND_CHAIN, OPF_ERR_ARG},
+                             Refusal{"srcs[1] NULL", with_null, 3, OPF_SUM, OPF_ROUND_CHAIN, OPF_ERR_BUFFER},
+                             Refusal{"mode 2", srcs, 3, OPF_SUM, 2, OPF_ERR_ARG},
+                             Refusal{"OPF_OP_NULL", srcs, 3, OPF_OP_NULL, OPF_ROUND_CHAIN, OPF_ERR_OP}}) {
+        const int rc = opf_cuda_reduce_local_n_mode(r.srcs, r.nsrc, d[k], n, OPF_FLOAT, r.op, r.mode, h.stream);
         const float left = result(d[k]);
         ++checks;
         if (rc != r.want || left != 7.0f)
@@ -363,6 +363,161 @@ void check_nary_stream(Harness &h)
                  opf_last_error(), left);
     }
     for (float *p : d) cudaFree(p);
+}
+
+// ---- n-ary calls, slot by slot ----------------------------------------------------------
+// opf_reduce_local_n_mode (synchronous) and opf_cuda_reduce_local_n_mode (on
+// the stream) in each n-ary form the base has for the slot (the chain
+// result; round-once where it differs), against the base's n-ary kernel on
+// the same data, for k inputs, dst apart or one of the inputs (the last one:
+// a chain could not serve it), all on device memory, or srcs[min(1, k-1)] and
+// dst in host memory (staged, and the host path). Inputs must be unchanged
+// where dst is not one of them, and the bytes around dst untouched.
+struct NaryCase {
+    const char *name;
+    bool stream, mixed, dst_is_last;
+    int staging;
+};
+const NaryCase nary_cases[] = {
+    {"sync", false, false, false, -1},
+    {"sync dst=srcs[k-1]", false, false, true, -1},
+    {"stream", true, false, false, -1},
+    {"stream dst=srcs[k-1]", true, false, true, -1},
+    {"mixed, staged", false, true, false, 0},
+    {"mixed, host path", false, true, false, 1},
+};
+
+struct NaryRegions {
+    std::vector<Region *> in;   // device, one per input
+    Region *host_in, *dst_device, *dst_host;
+};
+
+// Fills [0, kGuard + bytes + kGuard) of r with guard bytes: the span a call of
+// `bytes` can reach (regions are sized for the longest count).
+void reset_span(Region &r, std::size_t bytes)
+{
+    const std::size_t span = std::min(r.size, 2 * kGuard + bytes + 64);
+    if (r.kind == kHost) std::memset(r.raw, kGuardByte, span);
+    else CUDA_OK(cudaMemset(r.raw, kGuardByte, span));
+}
+std::vector<unsigned char> read_span(const Region &r, std::size_t bytes)
+{
+    std::vector<unsigned char> v(std::min(r.size, 2 * kGuard + bytes + 64));
+    CUDA_OK(cudaMemcpy(v.data(), r.raw, v.size(), cudaMemcpyDefault));
+    return v;
+}
+
+void run_nary(Harness &h, NaryRegions &R, const NaryCase &c, const Layout &L, int op, int kt, int form, int k,
+              int64_t n, const std::vector<std::vector<unsigned char>> &src0, const unsigned char *expect)
+{
+    const std::size_t ext = std::size_t(opf_kernel_type_extent(kt)), bytes = std::size_t(n) * ext;
+    if (L.byte_shift && ext == 1) return;
+    const int host_input = c.mixed ? std::min(1, k - 1) : -1;
+    Region *where[OPF_REDUCE_N_MAX + 1];
+    const void *srcs[OPF_REDUCE_N_MAX];
+    for (int j = 0; j < k; ++j) {
+        where[j] = j == host_input ? R.host_in : R.in[std::size_t(j)];
+        reset_span(*where[j], bytes);
+        unsigned char *p = where[j]->at((j % 2 ? L.b : L.a) * ext + L.byte_shift);
+        upload(p, src0[std::size_t(j)].data(), bytes);
+        srcs[j] = p;
+    }
+    Region &D = c.mixed ? *R.dst_host : *R.dst_device;
+    unsigned char *dst = c.dst_is_last ? const_cast<unsigned char *>(static_cast<const unsigned char *>(srcs[k - 1]))
+                                       : D.at(L.o * ext + L.byte_shift);
+    if (!c.dst_is_last) reset_span(D, bytes);
+    CUDA_OK(cudaDeviceSynchronize());
+    set_staging(h, c.staging);
+    const opf_op_t handle = (opf_op_t)(uintptr_t)op;
+    const int mode = form == OPF_FORM_N_ONCE ? OPF_ROUND_ONCE : OPF_ROUND_CHAIN;
+    const int rc = c.stream ? opf_cuda_reduce_local_n_mode(srcs, k, dst, n, h.type_of[op][kt], handle, mode, h.stream)
+                            : opf_reduce_local_n_mode(srcs, k, dst, n, h.type_of[op][kt], handle, mode);
+    if (c.stream) CUDA_OK(cudaStreamSynchronize(h.stream));
+    ++checks;
+    char what[200];
+    std::snprintf(what, sizeof what, "%s %s %s k=%d n=%lld %s, %s", ob::op_names[op], ob::kernel_type_names[kt],
+                  mode == OPF_ROUND_ONCE ? "n-ary round-once" : "n-ary", k, (long long)n, c.name, L.name);
+    if (rc != OPF_SUCCESS) {
+        fail("%s: returned %d (%s)", what, rc, opf_last_error());
+        return;
+    }
+    // dst against the base, inputs unchanged, guards intact (dst's region, or the last input's).
+    Region &out_region = c.dst_is_last ? *where[k - 1] : D;
+    const std::vector<unsigned char> got = read_span(out_region, bytes);
+    const unsigned char *lo = got.data() + (dst - out_region.raw);
+    if (const opf_count_t bad = first_difference(kt, lo, expect, n); bad >= 0) {
+        fail("%s: element %lld differs from the base's", what, (long long)bad);
+        return;
+    }
+    const unsigned char *q = first_unguarded(got.data(), std::size_t(lo - got.data()));
+    if (!q) q = first_unguarded(lo + bytes, got.size() - std::size_t(lo + bytes - got.data()));
+    if (q) fail("%s: byte %lld outside dst was written", what, (long long)(q - lo));
+    for (int j = 0; j < k - (c.dst_is_last ? 1 : 0); ++j) {
+        std::vector<unsigned char> now(bytes);
+        if (bytes) CUDA_OK(cudaMemcpy(now.data(), srcs[j], bytes, cudaMemcpyDefault));
+        if (now != std::vector<unsigned char>(src0[std::size_t(j)].begin(), src0[std::size_t(j)].begin() + long(bytes))) {
+            fail("%s: srcs[%d] changed", what, j);
+            return;
+        }
+    }
+}
+
+// Every served slot, every form, the k and lengths above; returns the slots checked.
+int check_nary_slots(Harness &h, uint64_t seed, bool quick)
+{
+    const std::size_t max_bytes = 4099 * 32 + 64;
+    NaryRegions R;
+    for (int j = 0; j < OPF_REDUCE_N_MAX; ++j) R.in.push_back(new Region(kDevice, max_bytes));
+    R.host_in = new Region(kHost, max_bytes);
+    R.dst_device = new Region(kDevice, max_bytes);
+    R.dst_host = new Region(kHost, max_bytes);
+    const int ks_full[] = {1, 2, 3, 5, 8, OPF_REDUCE_N_MAX}, ks_quick[] = {1, 3, 8};
+    const int64_t ns_full[] = {1, 17, 1000, 4099}, ns_quick[] = {17, 4099};
+    int slots = 0;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            if (!opf_slot_exists(op, kt) || !served(op, kt) || !h.type_of[op][kt]) continue;
+            if (op == OPF_OPID_REPLACE || op == OPF_OPID_NO_OP) continue;   // copies: the chain of 3-buffer calls
+            for (int form : {OPF_FORM_N, OPF_FORM_N_ONCE}) {
+                opf_kernel_n_fn *base_n = nullptr;
+                if (opf_slot_kernel_n(op, kt, form, "base", 1, &base_n) != OPF_SUCCESS) continue;   // no such form
+                const char *provider = opf_slot_provider_n_mem(op, kt, opf_cuda_memory_kind(), form, 0, 1 << 20);
+                const char *stream_provider = opf_slot_provider_n_mem(op, kt, opf_cuda_memory_kind(), form, 1, 1 << 20);
+                ++checks;
+                if (!provider || !stream_provider || std::strcmp(provider, "cuda") || std::strcmp(stream_provider, "cuda")) {
+                    fail("%s %s %s: the n-ary device slot is served by %s / %s, not by cuda", ob::op_names[op],
+                         ob::kernel_type_names[kt], form == OPF_FORM_N ? "n-ary" : "n-ary round-once",
+                         provider ? provider : "nobody", stream_provider ? stream_provider : "nobody");
+                    continue;
+                }
+                ++slots;
+                for (int k : quick ? std::vector<int>(std::begin(ks_quick), std::end(ks_quick))
+                                   : std::vector<int>(std::begin(ks_full), std::end(ks_full)))
+                    for (int64_t n : quick ? std::vector<int64_t>(std::begin(ns_quick), std::end(ns_quick))
+                                           : std::vector<int64_t>(std::begin(ns_full), std::end(ns_full))) {
+                        const std::size_t bytes = std::size_t(n) * std::size_t(opf_kernel_type_extent(kt));
+                        std::vector<std::vector<unsigned char>> src0(std::size_t(k), std::vector<unsigned char>(bytes + 1));
+                        std::vector<unsigned char> spare(bytes + 1), expect(bytes + 1);
+                        Rng rng(derive_seed(seed, uint64_t(op), uint64_t(kt), uint64_t(n) * 131 + uint64_t(k)));
+                        for (int j = 0; j < k; j += 2)
+                            fill(kt, src0[std::size_t(j)].data(), j + 1 < k ? src0[std::size_t(j) + 1].data() : spare.data(), n, rng);
+                        std::vector<const void *> ptrs;
+                        for (auto &s : src0) ptrs.push_back(s.data());
+                        base_n(ptrs.data(), k, expect.data(), n, nullptr);
+                        for (const NaryCase &c : nary_cases)
+                            for (const Layout &L : layouts) {
+                                if (quick && &L != &layouts[0] && &L != &layouts[2]) continue;
+                                run_nary(h, R, c, L, op, kt, form, k, n, src0, expect.data());
+                            }
+                    }
+            }
+        }
+    set_staging(h, -1);
+    for (Region *r : R.in) delete r;
+    delete R.host_in;
+    delete R.dst_device;
+    delete R.dst_host;
+    return slots;
 }
 
 // BXOR on int8 with more than 2^31 elements: 64-bit indexing, checked at the
@@ -512,6 +667,7 @@ int main(int argc, char **argv)
     set_staging(h, -1);
     check_refusals(h, dev);
     check_nary_stream(h);
+    const int nary_slots = check_nary_slots(h, seed, quick);
     if (!quick) check_large(h, seed);
     char errors[32] = "";
     opf_param_get("op_cuda_errors", errors, sizeof errors);
@@ -523,7 +679,7 @@ int main(int argc, char **argv)
     char text[1024] = "";   // known once the devices are set up (at the first call on them)
     opf_param_get("op_cuda_devices", text, sizeof text);
     std::printf("cuda component devices: %s\n", text);
-    std::printf("cuda_conformance: %d slots, %lld checks, %d failed (rerun with --seed %" PRIu64 ")\n", n_slots,
-                checks, failures, seed);
+    std::printf("cuda_conformance: %d slots, %d n-ary slot forms, %lld checks, %d failed (rerun with --seed %" PRIu64
+                ")\n", n_slots, nary_slots, checks, failures, seed);
     return failures ? 1 : 0;
 }

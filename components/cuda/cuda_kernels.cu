@@ -28,20 +28,47 @@ __global__ void reduce_kernel(const unsigned char *a, const unsigned char *b, un
         work_item<Op, T>(a, b, o, p, i);
 }
 
+template <class T, class A>
+__global__ void nary_kernel(NaryInputs in, unsigned char *o, Plan p)
+{
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += stride)
+        nary_item<T, A>(in, o, p, i);
+}
+
+// Launches `kernel` over the plan's work items with the geometry's blocks.
+cudaError_t launch_grid(const void *kernel, const Plan &p, Geometry g, void **args, cudaStream_t stream)
+{
+    const int64_t block = std::max(32, g.block);
+    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((p.total + block - 1) / block,
+                                                                  std::max(1, g.max_blocks)));
+    return cudaLaunchKernel(kernel, dim3(unsigned(blocks)), dim3(unsigned(block)), args, 0, stream);
+}
+
 template <class Op, class T>
 cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
 {
     if (n <= 0) return cudaSuccess;
     Plan p = plan_for<T>(in1, in2, out, n);
-    const int64_t block = std::max(32, g.block);
-    const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((p.total + block - 1) / block,
-                                                                  std::max(1, g.max_blocks)));
     auto *a = static_cast<const unsigned char *>(in1);
     auto *b = static_cast<const unsigned char *>(in2);
     auto *o = static_cast<unsigned char *>(out);
     void *args[] = {&a, &b, &o, &p};
-    return cudaLaunchKernel(reinterpret_cast<const void *>(&reduce_kernel<Op, T>), dim3(unsigned(blocks)),
-                            dim3(unsigned(block)), args, 0, stream);
+    return launch_grid(reinterpret_cast<const void *>(&reduce_kernel<Op, T>), p, g, args, stream);
+}
+
+template <class T, class A>
+cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream)
+{
+    if (n <= 0) return cudaSuccess;
+    if (k < 1 || k > kMaxInputs) return cudaErrorInvalidValue;
+    NaryInputs inputs{};
+    for (int j = 0; j < k; ++j) inputs.in[j] = static_cast<const unsigned char *>(in[j]);
+    inputs.k = k;
+    Plan p = plan_for<T>(in, k, out, n);
+    auto *o = static_cast<unsigned char *>(out);
+    void *args[] = {&inputs, &o, &p};
+    return launch_grid(reinterpret_cast<const void *>(&nary_kernel<T, A>), p, g, args, stream);
 }
 
 template <class Op, class T> const SlotKernel *entry()
@@ -55,12 +82,28 @@ template <class Op, class T> const SlotKernel *entry()
     }
 }
 
+template <class Op, class T, int F> const NaryKernel *nary_entry()
+{
+    constexpr bool copies = std::is_same_v<Op, base::OpReplace> || std::is_same_v<Op, base::OpNoOp>;
+    if constexpr (gpu_computes_n<Op, T, F> && !copies) {
+        using A = NaryAccFor<Op, T, F>;
+        static const NaryKernel k = {&launch_n<T, A>, &host_kernel_n<T, A>,
+                                     reinterpret_cast<const void *>(&nary_kernel<T, A>), int(sizeof(T))};
+        return &k;
+    } else {
+        return nullptr;
+    }
+}
+
 struct Table {
     const SlotKernel *slot[OPF_OPID_COUNT][OPF_KT_COUNT];
+    const NaryKernel *nary[OPF_OPID_COUNT][OPF_KT_COUNT][kNaryForms];
 };
 template <std::size_t O, std::size_t... K> void fill_row(Table &t, std::index_sequence<K...>)
 {
     ((t.slot[O][K] = entry<at_t<O, Ops>, at_t<K, KernelTypes>>()), ...);
+    ((t.nary[O][K][kChain] = nary_entry<at_t<O, Ops>, at_t<K, KernelTypes>, kChain>()), ...);
+    ((t.nary[O][K][kOnce] = nary_entry<at_t<O, Ops>, at_t<K, KernelTypes>, kOnce>()), ...);
 }
 template <std::size_t... O> Table make_table(std::index_sequence<O...>)
 {
@@ -69,14 +112,27 @@ template <std::size_t... O> Table make_table(std::index_sequence<O...>)
     return t;
 }
 
+const Table &table()
+{
+    static const Table t = make_table(std::make_index_sequence<OPF_OPID_COUNT>{});
+    return t;
+}
+bool in_table(int op_id, int kernel_type)
+{
+    return op_id > 0 && op_id < OPF_OPID_COUNT && kernel_type >= 0 && kernel_type < OPF_KT_COUNT;
+}
 
 } // namespace
 
 const SlotKernel *slot_kernel(int op_id, int kernel_type)
 {
-    if (op_id <= 0 || op_id >= OPF_OPID_COUNT || kernel_type < 0 || kernel_type >= OPF_KT_COUNT) return nullptr;
-    static const Table table = make_table(std::make_index_sequence<OPF_OPID_COUNT>{});
-    return table.slot[op_id][kernel_type];
+    return in_table(op_id, kernel_type) ? table().slot[op_id][kernel_type] : nullptr;
+}
+
+const NaryKernel *nary_kernel(int op_id, int kernel_type, int form)
+{
+    return in_table(op_id, kernel_type) && (form == kChain || form == kOnce) ? table().nary[op_id][kernel_type][form]
+                                                                              : nullptr;
 }
 
 const char *arch_list()

@@ -7,8 +7,14 @@
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
+#include <opframe/opframe.h>
 
 namespace opf_cuda {
+
+// The most inputs of an n-ary kernel, and its forms: the op's chain result
+// (kChain) and, where it differs, OPF_ROUND_ONCE's (kOnce).
+constexpr int kMaxInputs = OPF_REDUCE_N_MAX;
+enum NaryForm : int { kChain, kOnce, kNaryForms };
 
 // How a launcher spreads the work: threads per block, and the most blocks
 // (a grid-stride loop covers the rest).
@@ -27,6 +33,21 @@ struct SlotKernel {
     const void *kernel;   // the __global__ function
     int element_size;     // sizeof the element type
 };
+
+// The n-ary kernels of a slot: out[i] = the op's n-ary result over
+// in[0][i] .. in[k-1][i] (1 <= k <= OPF_REDUCE_N_MAX), in one form (cuda_ops.h
+// NaryForm: 0 the chain result, 1 OPF_ROUND_ONCE's); out may be any in[j].
+struct NaryKernel {
+    // Enqueued on `stream` of the current device; `in` is read before it returns.
+    cudaError_t (*launch)(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream);
+    void (*host)(const void *const in[], int k, void *out, int64_t n);
+    const void *kernel;
+    int element_size;
+};
+
+// The n-ary kernel of (op id, kernel type, form), or nullptr (no such kernel:
+// not computed on the GPU, a form the slot has not, REPLACE / NO_OP).
+const NaryKernel *nary_kernel(int op_id, int kernel_type, int form);
 
 // The slot's kernels, or nullptr when the GPU does not compute (op id,
 // kernel type). REPLACE and NO_OP have kernels for the types the GPU computes:

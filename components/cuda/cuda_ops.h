@@ -19,6 +19,7 @@
 #include <vector_types.h>
 
 #include "base/type_list.h"
+#include "cuda_kernels.h"
 
 namespace opf_cuda {
 
@@ -68,18 +69,26 @@ struct Plan {
 template <class T> inline constexpr bool vectorizable =
     kVectorBytes % sizeof(T) == 0 && base::data_layout<T>.dense(sizeof(T));
 
-template <class T> Plan plan_for(const void *in1, const void *in2, const void *out, int64_t n)
+// The plan for inputs in[0..k) and out (the n-ary kernels: every input
+// shares out's address modulo 16 for the vector mode).
+template <class T> Plan plan_for(const void *const in[], int k, const void *out, int64_t n)
 {
-    const auto pa = reinterpret_cast<uintptr_t>(in1), pb = reinterpret_cast<uintptr_t>(in2),
-               po = reinterpret_cast<uintptr_t>(out);
+    const auto po = reinterpret_cast<uintptr_t>(out);
     constexpr uintptr_t size = sizeof(T), align = alignof(T), vec = kVectorBytes;
+    uintptr_t any = po;
+    bool same_phase = true;
+    for (int j = 0; j < k; ++j) {
+        const auto pj = reinterpret_cast<uintptr_t>(in[j]);
+        any |= pj;
+        same_phase &= (pj - po) % vec == 0;
+    }
     Plan p{n, 0, 0, n, kScalar};
-    if ((pa | pb | po) % align != 0) {
+    if (any % align != 0) {
         p.mode = kBytes;
         return p;
     }
     const uintptr_t head_bytes = (vec - po % vec) % vec;
-    if (vectorizable<T> && (pa - po) % vec == 0 && (pb - po) % vec == 0 && head_bytes % size == 0) {
+    if (vectorizable<T> && same_phase && head_bytes % size == 0) {
         const int64_t per = int64_t(vec / size);
         p.mode = kVector;
         p.head = n < int64_t(head_bytes / size) ? n : int64_t(head_bytes / size);
@@ -87,6 +96,11 @@ template <class T> Plan plan_for(const void *in1, const void *in2, const void *o
         p.total = n - p.nvec * (per - 1);
     }
     return p;
+}
+template <class T> Plan plan_for(const void *in1, const void *in2, const void *out, int64_t n)
+{
+    const void *const in[2] = {in1, in2};
+    return plan_for<T>(in, 2, out, n);
 }
 
 // Aligned access, data bytes only: typed loads and stores on the device (a
@@ -158,6 +172,78 @@ OPF_HD void work_item(const unsigned char *a, const unsigned char *b, unsigned c
         base::store(o + at, Op::apply(base::load<T>(a + at), base::load<T>(b + at)));
     else
         store_aligned(o + at, Op::apply(load_aligned<T>(a + at), load_aligned<T>(b + at)));
+}
+
+// ---- n-ary kernels ------------------------------------------------------------
+// The inputs of one n-ary launch, passed by value as a kernel argument (520
+// bytes, within every GPU's 4 KiB of kernel parameters).
+struct NaryInputs {
+    const unsigned char *in[kMaxInputs];
+    int k;
+};
+static_assert(sizeof(NaryInputs) + sizeof(unsigned char *) + sizeof(struct Plan) <= 4096,
+              "an n-ary launch's arguments fit the 4 KiB every GPU takes");
+
+// The n-ary forms (cuda_kernels.h NaryForm) follow base::NaryAcc's rule.
+template <class Op, class T, int F> using NaryAccFor =
+    base::NaryAcc<Op, T, F == kOnce ? base::Rounding::Once : base::Rounding::Chain>;
+template <class Op, class T, int F> inline constexpr bool gpu_computes_n =
+    gpu_computes<Op, T> && (F == kChain || base::rounds_once_apart<Op, T>);
+
+template <class T> OPF_HD inline T load_item(const unsigned char *p, int mode)
+{
+    return mode == kBytes ? base::load<T>(p) : load_aligned<T>(p);
+}
+
+// Work item i of an n-ary launch (the plan's items, as work_item's): every
+// input of the item read before its output is stored, so out may be any input.
+template <class T, class A>
+OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int64_t i)
+{
+    constexpr int64_t size = int64_t(sizeof(T));
+    const int k = in.k;
+    if constexpr (vectorizable<T>) {
+        if (p.mode == kVector) {
+            constexpr int V = kVectorBytes / int(sizeof(T));
+            if (i < p.nvec) {
+                const int64_t at = (p.head + i * V) * size;
+                typename A::Acc acc[V];
+                T e[V];
+                uint4 v = load_aligned<uint4>(in.in[0] + at);
+                std::memcpy(e, &v, sizeof v);
+                for (int l = 0; l < V; ++l) acc[l] = A::first(e[l], k);
+                for (int j = 1; j < k; ++j) {
+                    v = load_aligned<uint4>(in.in[j] + at);
+                    std::memcpy(e, &v, sizeof v);
+                    for (int l = 0; l < V; ++l) acc[l] = A::add(acc[l], e[l], k);
+                }
+                for (int l = 0; l < V; ++l) e[l] = A::result(acc[l], k);
+                std::memcpy(&v, e, sizeof v);
+                store_aligned(o + at, v);
+                return;
+            }
+            const int64_t j = i - p.nvec;   // the head, then the tail
+            i = j < p.head ? j : p.head + p.nvec * V + (j - p.head);
+        }
+    }
+    const int64_t at = i * size;
+    typename A::Acc acc = A::first(load_item<T>(in.in[0] + at, p.mode), k);
+    for (int j = 1; j < k; ++j) acc = A::add(acc, load_item<T>(in.in[j] + at, p.mode), k);
+    const T r = A::result(acc, k);
+    if (p.mode == kBytes) base::store(o + at, r);
+    else store_aligned(o + at, r);
+}
+
+// The same on the host (the host path of small mixed calls), any alignment.
+template <class T, class A> void host_kernel_n(const void *const in[], int k, void *out, int64_t n)
+{
+    auto o = static_cast<unsigned char *>(out);
+    for (int64_t i = 0; i < n; ++i) {
+        const int64_t at = i * int64_t(sizeof(T));
+        typename A::Acc acc = A::first(base::load<T>(static_cast<const unsigned char *>(in[0]) + at), k);
+        for (int j = 1; j < k; ++j) acc = A::add(acc, base::load<T>(static_cast<const unsigned char *>(in[j]) + at), k);
+        base::store(o + at, A::result(acc, k));
+    }
 }
 
 // out[i] = in1[i] op in2[i] on the host, any alignment, out may be in1 or in2

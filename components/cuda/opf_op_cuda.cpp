@@ -121,6 +121,7 @@ extern "C" int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims
 namespace {
 
 using opf_cuda::Geometry;
+using opf_cuda::NaryKernel;
 using opf_cuda::SlotKernel;
 namespace base = opf::base;
 
@@ -139,7 +140,8 @@ const char *devices_text = "";
 std::string devices_storage;
 
 const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR",
-                                              "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP"};
+                                              "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP", "AVG"};
+static_assert(OPF_OPID_AVG == 15 && OPF_OPID_COUNT == 16, "op_names names every predefined op");
 
 // ---- the driver ----------------------------------------------------------------------
 // The component opens libcuda.so.1 itself and takes its entry points from
@@ -201,6 +203,7 @@ struct Device {
     bool host_pointer_ok = false; // registered host memory is usable at its host address
     std::atomic<cudaMemPool_t> pool{nullptr};   // staging scratch (nullptr: cudaMalloc / cudaFree)
     std::atomic<int64_t> grid[OPF_OPID_COUNT][OPF_KT_COUNT] = {};   // (block << 32) | max blocks; 0 unknown
+    std::atomic<int64_t> grid_n[OPF_OPID_COUNT][OPF_KT_COUNT][opf_cuda::kNaryForms] = {};   // the n-ary kernels'
     std::atomic<CUcontext> primary{nullptr};   // its primary context as last seen (a reset makes a new one)
 };
 int n_devices = 0;
@@ -407,21 +410,22 @@ int use_device(int dev, Device *&out)
     return OPF_SUCCESS;
 }
 
-Geometry geometry(Device &d, int op, int kt, const SlotKernel &k)
+// The launch geometry of `kernel` on d; `cache` keeps the occupancy's answer.
+Geometry geometry(Device &d, std::atomic<int64_t> &cache, const void *kernel)
 {
     int block = int(std::clamp<int64_t>(block_size, 32, 1024)) / 32 * 32;
     if (max_blocks_param > 0) return {block, int(std::min<int64_t>(max_blocks_param, 1 << 30))};
-    const int64_t cached = d.grid[op][kt].load(std::memory_order_relaxed);
+    const int64_t cached = cache.load(std::memory_order_relaxed);
     if (cached && (cached >> 32) == block) return {block, int(cached & 0xffffffff)};
     int per_sm = 0;
-    const bool known = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k.kernel, block, 0) == cudaSuccess &&
+    const bool known = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0) == cudaSuccess &&
                        per_sm >= 1;
     if (!known) {   // a guess for this call; the next one asks again (the failure may be transient)
         cudaGetLastError();
         per_sm = std::max(1, 2048 / block);
     }
     const int blocks = std::max(1, per_sm * d.sm_count);
-    if (known) d.grid[op][kt].store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
+    if (known) cache.store((int64_t(block) << 32) | blocks, std::memory_order_relaxed);
     return {block, blocks};
 }
 
@@ -580,14 +584,42 @@ bool is_primary(int dev, CUcontext ctx)
     return ctx == now;
 }
 
+// The buffers of one call: the inputs at 0 .. k-1, the output at k (the
+// 3-buffer calls: in1, in2, out), each classified once; alias[i] is the
+// first operand at the same address (i itself when none before it is).
+struct Operands {
+    int k = 0;
+    const void *ptr[opf_cuda::kMaxInputs + 1];
+    Buf where[opf_cuda::kMaxInputs + 1];
+    int alias[opf_cuda::kMaxInputs + 1];
+    int out() const { return k; }
+    bool distinct(int i) const { return alias[i] == i; }
+};
+
+void classify_operands(Operands &ops, const void *const in[], int k, const void *out)
+{
+    ops.k = k;
+    for (int i = 0; i <= k; ++i) {
+        ops.ptr[i] = i < k ? in[i] : out;
+        ops.alias[i] = i;
+        for (int j = 0; j < i; ++j)
+            if (ops.ptr[j] == ops.ptr[i]) {
+                ops.alias[i] = j;
+                break;
+            }
+        ops.where[i] = ops.distinct(i) ? classify(ops.ptr[i]) : ops.where[ops.alias[i]];
+    }
+}
+
 // OPF_ERR_BUFFER with the reason when a buffer cannot be used by a kernel:
 // its place is unknown, or it is device memory of a context other than its
 // device's primary one (cuCtxCreate, green contexts): the component works in
-// the primary context, where such an address is illegal.
-int refuse_unusable(const char *what, const Buf *const bufs[3])
+// the primary context, where such an address is illegal. Buffers are
+// numbered from 1: the inputs, then the output.
+int refuse_unusable(const char *what, const Operands &ops)
 {
-    for (int i = 0; i < 3; ++i) {
-        const Buf &w = *bufs[i];
+    for (int i = 0; i <= ops.k; ++i) {
+        const Buf &w = ops.where[i];
         if (w.where == Where::Unknown)
             return failure(OPF_ERR_BUFFER, "%s: cannot tell where buffer %d lives (cuPointerGetAttributes failed: "
                            "CUresult %d); refused", what, i + 1, int(w.query));
@@ -644,6 +676,30 @@ private:
     bool open = false;
 };
 
+// ---- what a call computes -----------------------------------------------------------
+// A slot's 3-buffer kernel (two inputs) or one of its n-ary kernels (k inputs).
+struct Work {
+    int op, kt;
+    const SlotKernel *two = nullptr;
+    const NaryKernel *nary = nullptr;
+    int form = 0;   // the n-ary kernel's (opf_cuda::NaryForm)
+
+    bool exists() const { return two || nary; }
+    const void *kernel() const { return two ? two->kernel : nary->kernel; }
+    cudaError_t launch(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream) const
+    {
+        return two ? two->launch(in[0], in[1], out, n, g, stream) : nary->launch(in, k, out, n, g, stream);
+    }
+    void host(const void *const in[], int k, void *out, int64_t n) const
+    {
+        if (two) two->host(in[0], in[1], out, n);
+        else nary->host(in, k, out, n);
+    }
+    std::atomic<int64_t> &grid_cache(Device &d) const { return two ? d.grid[op][kt] : d.grid_n[op][kt][form]; }
+};
+Work slot_work(int op, int kt) { return {op, kt, opf_cuda::slot_kernel(op, kt), nullptr, 0}; }
+Work nary_work(int op, int kt, int form) { return {op, kt, nullptr, opf_cuda::nary_kernel(op, kt, form), form}; }
+
 // ---- synchronous calls ------------------------------------------------------------
 // The device a synchronous call runs on when op_cuda_device does not say:
 // the device of the output's device memory, else an input's; managed memory
@@ -651,14 +707,19 @@ private:
 // application chose it), else the device the managed memory was allocated
 // on (DEVICE_ORDINAL: its primary context exists already; device 0's might
 // not, and would cost a new context on a thread that had none).
-int home_device(const DeviceScope &scope, const Buf *const bufs[3])
+int home_device(const DeviceScope &scope, const Operands &ops)
 {
-    for (const int i : {2, 0, 1})
-        if (bufs[i]->where == Where::Device && bufs[i]->device >= 0) return bufs[i]->device;
+    auto first = [&](Where where) {   // the output first, then the inputs in order
+        for (int at = 0; at <= ops.k; ++at) {
+            const Buf &w = ops.where[at == 0 ? ops.out() : at - 1];
+            if (w.where == where && w.device >= 0) return w.device;
+        }
+        return -1;
+    };
+    if (const int dev = first(Where::Device); dev >= 0) return dev;
     int dev = -1;
     if (scope.had_context() && cudaGetDevice(&dev) == cudaSuccess && dev >= 0 && dev < n_devices) return dev;
-    for (const int i : {2, 0, 1})
-        if (bufs[i]->where == Where::Managed && bufs[i]->device >= 0) return bufs[i]->device;
+    if (const int managed = first(Where::Managed); managed >= 0) return managed;
     return 0;
 }
 
@@ -670,52 +731,49 @@ cudaError_t copy_sync(void *dst, const void *src, size_t bytes)
 }
 
 // The host path: device operands copied to host memory, computed there.
-int host_path(int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
-               const Buf &A, const Buf &B, const Buf &O)
+int host_path(const Work &w, const Operands &ops, int64_t n)
 {
-    const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
-    void *ta = nullptr, *tb = nullptr, *to = nullptr;
+    const size_t bytes = type_bytes[w.kt].true_bytes(n);   // nothing past the true end is read or written
+    void *tmp[opf_cuda::kMaxInputs + 1] = {};   // host copies, by operand
+    const void *host_in[opf_cuda::kMaxInputs];
     int rc = OPF_SUCCESS;
-    auto host_buffer = [&](void *&tmp) -> void * {
-        tmp = std::malloc(bytes ? bytes : 1);
-        if (!tmp) rc = failure(OPF_ERR_NO_MEM, "%s %s: no host memory for %zu bytes", op_names[op], kt_name(kt), bytes);
-        return tmp;
+    auto host_buffer = [&](int i) -> void * {
+        tmp[i] = std::malloc(bytes ? bytes : 1);
+        if (!tmp[i]) rc = failure(OPF_ERR_NO_MEM, "%s %s: no host memory for %zu bytes", op_names[w.op], kt_name(w.kt), bytes);
+        return tmp[i];
     };
-    auto fetch = [&](const void *p, const Buf &w, void *&tmp) -> const void * {
-        if (on_host(w)) return p;
-        if (!host_buffer(tmp)) return nullptr;
-        const cudaError_t e = copy_sync(tmp, p, bytes);
-        if (e == cudaSuccess) return tmp;
-        cudaGetLastError();
-        rc = failure(cuda_code(e), "%s %s: copying %zu bytes to the host failed: %s", op_names[op], kt_name(kt), bytes,
-                     cudaGetErrorString(e));
-        return nullptr;
-    };
-    const void *ha = fetch(a, A, ta);
-    const void *hb = ha && b != a ? fetch(b, B, tb) : ha;
-    void *ho = nullptr;
-    if (ha && hb) {
-        if (on_host(O)) ho = o;
-        else if (o == a) ho = ta;
-        else if (o == b) ho = tb;
-        else ho = host_buffer(to);
+    for (int i = 0; i < ops.k && rc == OPF_SUCCESS; ++i) {
+        if (!ops.distinct(i) || on_host(ops.where[i])) {
+            host_in[i] = ops.distinct(i) ? ops.ptr[i] : host_in[ops.alias[i]];
+            continue;
+        }
+        if (!host_buffer(i)) break;
+        const cudaError_t e = copy_sync(tmp[i], ops.ptr[i], bytes);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            rc = failure(cuda_code(e), "%s %s: copying %zu bytes to the host failed: %s", op_names[w.op], kt_name(w.kt),
+                         bytes, cudaGetErrorString(e));
+        }
+        host_in[i] = tmp[i];
     }
+    const int o = ops.out();
+    void *const out = const_cast<void *>(ops.ptr[o]);
+    void *ho = nullptr;
+    if (rc == OPF_SUCCESS) ho = on_host(ops.where[o]) ? out : !ops.distinct(o) ? tmp[ops.alias[o]] : host_buffer(o);
     if (ho) {
-        k.host(ha, hb, ho, n);
-        if (ho != o) {   // data bytes only: the output's padding is not ours
-            cudaError_t e = copy_data(o, ho, n, kt, cudaStreamPerThread);
+        w.host(host_in, ops.k, ho, n);
+        if (ho != out) {   // data bytes only: the output's padding is not ours
+            cudaError_t e = copy_data(out, ho, n, w.kt, cudaStreamPerThread);
             const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
             if (e == cudaSuccess) e = s;
             if (e != cudaSuccess) {
                 cudaGetLastError();
                 rc = failure(cuda_code(e), "%s %s: copying the result (%zu bytes) to the device failed: %s",
-                             op_names[op], kt_name(kt), bytes, cudaGetErrorString(e));
+                             op_names[w.op], kt_name(w.kt), bytes, cudaGetErrorString(e));
             }
         }
     }
-    std::free(ta);
-    std::free(tb);
-    std::free(to);
+    for (void *p : tmp) std::free(p);
     return rc;
 }
 
@@ -747,44 +805,40 @@ void scratch_free(Scratch &s, cudaStream_t stream)
 constexpr size_t kScratchAlign = 256;
 
 // A synchronous call on `home`, made current by the caller.
-int run_on(int home, int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
-           const Buf &A, const Buf &B, const Buf &O)
+int run_on(int home, const Work &w, const Operands &ops, int64_t n)
 {
-    const size_t bytes = type_bytes[kt].true_bytes(n);   // nothing past the true end is read or written
-    const bool mixed = on_host(A) || on_host(B) || on_host(O);
-    if (mixed && n < staging_min_count) return host_path(op, kt, k, a, b, o, n, A, B, O);
+    const size_t bytes = type_bytes[w.kt].true_bytes(n);   // nothing past the true end is read or written
+    const int m = ops.k + 1, o = ops.out();
+    bool mixed = false;
+    for (int i = 0; i < m; ++i) mixed |= on_host(ops.where[i]);
+    if (mixed && n < staging_min_count) return host_path(w, ops, n);
     Device *d = nullptr;
     if (int rc = use_device(home, d)) return rc;
-    if (!d->usable) return host_path(op, kt, k, a, b, o, n, A, B, O);
+    if (!d->usable) return host_path(w, ops, n);
 
     const cudaStream_t stream = cudaStreamPerThread;
-    auto resident = [&](const Buf &w) {
-        return w.where == Where::Managed || (w.where == Where::Device && w.device == home);
+    auto resident = [&](const Buf &b) {
+        return b.where == Where::Managed || (b.where == Where::Device && b.device == home);
     };
-    // The distinct buffers (out may be in1 or in2) and which ones need scratch.
-    const void *user[3] = {a, b, o};
-    const Buf *where[3] = {&A, &B, &O};
-    int alias[3] = {0, b == a ? 0 : 1, o == a ? 0 : o == b ? 1 : 2};
     size_t phase = 0;   // staged copies keep a resident buffer's address modulo 256 (vector loads)
-    for (int i = 0; i < 3; ++i)
-        if (resident(*where[i])) phase = reinterpret_cast<uintptr_t>(user[i]) % kScratchAlign;
+    for (int i = 0; i < m; ++i)
+        if (resident(ops.where[i])) phase = reinterpret_cast<uintptr_t>(ops.ptr[i]) % kScratchAlign;
     const size_t region = (bytes + phase + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
-    int staged = 0;
-    for (int i = 0; i < 3; ++i)
-        if (alias[i] == i && !resident(*where[i])) ++staged;
+    int staged = 0;   // distinct buffers that need scratch
+    for (int i = 0; i < m; ++i)
+        if (ops.distinct(i) && !resident(ops.where[i])) ++staged;
     Scratch scratch;
-    if (staged && !scratch_alloc(*d, scratch, region * size_t(staged), stream))
-        return host_path(op, kt, k, a, b, o, n, A, B, O);
-    void *dev[3] = {};
+    if (staged && !scratch_alloc(*d, scratch, region * size_t(staged), stream)) return host_path(w, ops, n);
+    void *dev[opf_cuda::kMaxInputs + 1] = {};
     cudaError_t e = cudaSuccess;
-    for (int i = 0, next = 0; i < 3; ++i) {
-        if (alias[i] != i) {
-            dev[i] = dev[alias[i]];
-        } else if (resident(*where[i])) {
-            dev[i] = const_cast<void *>(user[i]);
+    for (int i = 0, next = 0; i < m; ++i) {
+        if (!ops.distinct(i)) {
+            dev[i] = dev[ops.alias[i]];
+        } else if (resident(ops.where[i])) {
+            dev[i] = const_cast<void *>(ops.ptr[i]);
         } else {
             dev[i] = static_cast<char *>(scratch.base) + region * size_t(next++) + phase;
-            if (i < 2 && e == cudaSuccess) e = cudaMemcpyAsync(dev[i], user[i], bytes, cudaMemcpyDefault, stream);
+            if (i < o && e == cudaSuccess) e = cudaMemcpyAsync(dev[i], ops.ptr[i], bytes, cudaMemcpyDefault, stream);
         }
     }
     if (e != cudaSuccess) {   // nothing written yet: the host path can still do it
@@ -792,46 +846,50 @@ int run_on(int home, int op, int kt, const SlotKernel &k, const void *a, const v
         cudaStreamSynchronize(stream);
         scratch_free(scratch, stream);
         cudaStreamSynchronize(stream);
-        return host_path(op, kt, k, a, b, o, n, A, B, O);
+        return host_path(w, ops, n);
     }
+    void *const out = const_cast<void *>(ops.ptr[o]);
     const char *step = "kernel launch";
-    e = k.launch(dev[0], dev[1], dev[2], n, geometry(*d, op, kt, k), stream);
-    if (e == cudaSuccess && dev[2] != o) {   // data bytes only: the output's padding is not ours
+    e = w.launch(dev, ops.k, dev[o], n, geometry(*d, w.grid_cache(*d), w.kernel()), stream);
+    if (e == cudaSuccess && dev[o] != out) {   // data bytes only: the output's padding is not ours
         step = "copy of the result";
-        e = copy_data(o, dev[2], n, kt, stream);
+        e = copy_data(out, dev[o], n, w.kt, stream);
     }
     scratch_free(scratch, stream);
     const cudaError_t s = cudaStreamSynchronize(stream);
     if (e == cudaSuccess && s != cudaSuccess) {
-        step = dev[2] != o ? "kernel or the copy of the result" : "kernel";   // reported by the synchronise
+        step = dev[o] != out ? "kernel or the copy of the result" : "kernel";   // reported by the synchronise
         e = s;
     }
     if (e != cudaSuccess) {
         cudaGetLastError();
-        return failure(cuda_code(e), "%s %s, %lld elements on device %d: %s failed: %s (%s)", op_names[op], kt_name(kt),
-                       (long long)n, home, step, cudaGetErrorName(e), cudaGetErrorString(e));
+        return failure(cuda_code(e), "%s %s, %lld elements on device %d: %s failed: %s (%s)", op_names[w.op],
+                       kt_name(w.kt), (long long)n, home, step, cudaGetErrorName(e), cudaGetErrorString(e));
     }
     return OPF_SUCCESS;
 }
 
-int run_sync(int op, int kt, const void *a, const void *b, void *o, int64_t n)
+// out = the work's result over in[0..k), synchronously.
+int run_sync(const Work &w, const void *const in[], int k, void *o, int64_t n)
 {
-    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
     if (n <= 0) return OPF_SUCCESS;
-    if (!k) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[op], kt_name(kt));
+    if (!w.exists()) return failure(OPF_ERR_INTERN, "%s %s: no kernel in this build", op_names[w.op], kt_name(w.kt));
     if (int rc = require_devices()) return rc;
-    const Buf A = classify(a);
-    const Buf B = b == a ? A : classify(b);
-    const Buf O = o == a ? A : o == b ? B : classify(o);
-    const Buf *const bufs[3] = {&A, &B, &O};
+    Operands ops;
+    classify_operands(ops, in, k, o);
     char what[64];
-    std::snprintf(what, sizeof what, "%s %s", op_names[op], kt_name(kt));
-    if (int rc = refuse_unusable(what, bufs)) return rc;
+    std::snprintf(what, sizeof what, "%s %s", op_names[w.op], kt_name(w.kt));
+    if (int rc = refuse_unusable(what, ops)) return rc;
     DeviceScope scope;   // copies and kernels go to the home device's per-thread stream
     int home = int(device_param);
-    if (home < 0 || home >= n_devices) home = home_device(scope, bufs);
+    if (home < 0 || home >= n_devices) home = home_device(scope, ops);
     if (int rc = scope.enter(home)) return rc;
-    return scope.leave(run_on(home, op, kt, *k, a, b, o, n, A, B, O));
+    return scope.leave(run_on(home, w, ops, n));
+}
+int run_sync(const Work &w, const void *a, const void *b, void *o, int64_t n)
+{
+    const void *const in[2] = {a, b};
+    return run_sync(w, in, 2, o, n);
 }
 
 // REPLACE / NO_OP: dst = src, byte for byte.
@@ -839,19 +897,18 @@ int copy_call(int kt, const void *src, void *dst, int64_t n)
 {
     if (n <= 0 || src == dst) return OPF_SUCCESS;
     if (int rc = require_devices()) return rc;
-    const Buf S = classify(src), D = classify(dst);
-    for (const Buf *w : {&S, &D})
-        if (w->where == Where::Unknown)
+    Operands ops;
+    classify_operands(ops, &src, 1, dst);
+    for (const Buf &w : {ops.where[0], ops.where[1]})
+        if (w.where == Where::Unknown)
             return failure(OPF_ERR_BUFFER, "REPLACE/NO_OP %s: cannot tell where a buffer lives "
-                           "(cuPointerGetAttributes failed: CUresult %d); refused", kt_name(kt), int(w->query));
-    if (on_host(S) && on_host(D)) {
+                           "(cuPointerGetAttributes failed: CUresult %d); refused", kt_name(kt), int(w.query));
+    if (on_host(ops.where[0]) && on_host(ops.where[1])) {
         host_copy_data(dst, src, n, kt);
         return OPF_SUCCESS;
     }
     DeviceScope scope;   // none stays none
-    const Buf none;
-    const Buf *const bufs[3] = {&S, &none, &D};
-    if (int rc = scope.enter(home_device(scope, bufs))) return rc;
+    if (int rc = scope.enter(home_device(scope, ops))) return rc;
     cudaError_t e = copy_data(dst, src, n, kt, cudaStreamPerThread);
     const cudaError_t s = cudaStreamSynchronize(cudaStreamPerThread);
     if (e == cudaSuccess) e = s;
@@ -888,23 +945,21 @@ bool accessible(const Buf &w, int dev, const Device &d)
 }
 
 // A stream call on `dev`, made current by the caller.
-int enqueue_kernel(int dev, int op, int kt, const SlotKernel &k, const void *a, const void *b, void *o, int64_t n,
-                   cudaStream_t stream)
+int enqueue_kernel(int dev, const Work &w, const void *const in[], int k, void *o, int64_t n, cudaStream_t stream)
 {
     Device *d = nullptr;
     if (int rc = use_device(dev, d)) return rc;
     if (!d->usable) return opf_component_set_error(OPF_ERR_INTERN, "device %d has no usable kernel image", dev);
     if (stream_check) {
-        const void *ptrs[3] = {a, b, o};
-        const Buf w[3] = {classify(a), b == a ? Buf{} : classify(b), o == a || o == b ? Buf{} : classify(o)};
-        const Buf *const bufs[3] = {&w[0], &w[1], &w[2]};
-        if (int rc = refuse_unusable("stream call", bufs)) return rc;
-        for (int i = 0; i < 3; ++i)
-            if ((i == 0 || ptrs[i] != a) && (i < 2 || ptrs[i] != b) && !accessible(w[i], dev, *d))
+        Operands ops;
+        classify_operands(ops, in, k, o);
+        if (int rc = refuse_unusable("stream call", ops)) return rc;
+        for (int i = 0; i <= k; ++i)
+            if (ops.distinct(i) && !accessible(ops.where[i], dev, *d))
                 return opf_component_set_error(OPF_ERR_BUFFER, "buffer %d is not accessible from device %d (the "
                                                "stream's); op_cuda_stream_check=false skips this check", i + 1, dev);
     }
-    const cudaError_t e = k.launch(a, b, o, n, geometry(*d, op, kt, k), stream);
+    const cudaError_t e = w.launch(in, k, o, n, geometry(*d, w.grid_cache(*d), w.kernel()), stream);
     if (e == cudaSuccess) return OPF_SUCCESS;
     cudaGetLastError();
     return opf_component_set_error(cuda_code(e), "kernel launch failed: %s (%s)", cudaGetErrorName(e),
@@ -926,14 +981,18 @@ template <class Work> int on_stream_device(void *stream_ptr, Work &&work)
     return scope.leave(work(dev, stream));
 }
 
-int run_stream(int op, int kt, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
+int run_stream(const Work &w, const void *const in[], int k, void *o, int64_t n, void *stream_ptr)
 {
-    const SlotKernel *k = opf_cuda::slot_kernel(op, kt);
-    if (!k) return opf_component_set_error(OPF_ERR_OP, "no kernel in this build");
+    if (!w.exists()) return opf_component_set_error(OPF_ERR_OP, "no kernel in this build");
     if (n <= 0) return OPF_SUCCESS;
     return on_stream_device(stream_ptr, [&](int dev, cudaStream_t stream) {
-        return enqueue_kernel(dev, op, kt, *k, a, b, o, n, stream);
+        return enqueue_kernel(dev, w, in, k, o, n, stream);
     });
+}
+int run_stream(const Work &w, const void *a, const void *b, void *o, int64_t n, void *stream_ptr)
+{
+    const void *const in[2] = {a, b};
+    return run_stream(w, in, 2, o, n, stream_ptr);
 }
 
 int copy_stream(int kt, const void *src, void *dst, int64_t n, void *stream_ptr)
@@ -953,25 +1012,35 @@ template <int OP, int KT> int fn2(const void *in, void *inout, opf_count_t n)
 {
     if constexpr (OP == OPF_OPID_REPLACE) return copy_call(KT, in, inout, n);
     else if constexpr (OP == OPF_OPID_NO_OP) return (void)in, (void)inout, (void)n, OPF_SUCCESS;
-    else return run_sync(OP, KT, in, inout, inout, n);
+    else return run_sync(slot_work(OP, KT), in, inout, inout, n);
 }
 template <int OP, int KT> int fn3(const void *in1, const void *in2, void *out, opf_count_t n)
 {
     if constexpr (OP == OPF_OPID_REPLACE) return copy_call(KT, in1, out, n);
     else if constexpr (OP == OPF_OPID_NO_OP) return copy_call(KT, in2, out, n);
-    else return run_sync(OP, KT, in1, in2, out, n);
+    else return run_sync(slot_work(OP, KT), in1, in2, out, n);
 }
 template <int OP, int KT> int sfn2(const void *in, void *inout, opf_count_t n, void *stream)
 {
     if constexpr (OP == OPF_OPID_REPLACE) return copy_stream(KT, in, inout, n, stream);
     else if constexpr (OP == OPF_OPID_NO_OP) return (void)in, (void)inout, (void)n, (void)stream, OPF_SUCCESS;
-    else return run_stream(OP, KT, in, inout, inout, n, stream);
+    else return run_stream(slot_work(OP, KT), in, inout, inout, n, stream);
 }
 template <int OP, int KT> int sfn3(const void *in1, const void *in2, void *out, opf_count_t n, void *stream)
 {
     if constexpr (OP == OPF_OPID_REPLACE) return copy_stream(KT, in1, out, n, stream);
     else if constexpr (OP == OPF_OPID_NO_OP) return copy_stream(KT, in2, out, n, stream);
-    else return run_stream(OP, KT, in1, in2, out, n, stream);
+    else return run_stream(slot_work(OP, KT), in1, in2, out, n, stream);
+}
+// The n-ary forms (offered only where opf_cuda::nary_kernel has a kernel: not REPLACE / NO_OP).
+template <int OP, int KT, int F> int fn_n(const void *const in[], int k, void *out, opf_count_t n, const void *)
+{
+    return run_sync(nary_work(OP, KT, F), in, k, out, n);
+}
+template <int OP, int KT, int F>
+int sfn_n(const void *const in[], int k, void *out, opf_count_t n, const void *, void *stream)
+{
+    return run_stream(nary_work(OP, KT, F), in, k, out, n, stream);
 }
 
 struct Entries {
@@ -979,11 +1048,16 @@ struct Entries {
     opf_device_kernel3_fn *fn3 = nullptr;
     opf_stream_kernel2_fn *sfn2 = nullptr;
     opf_stream_kernel3_fn *sfn3 = nullptr;
+    opf_device_kernel_n_fn *fn_n[opf_cuda::kNaryForms] = {};
+    opf_stream_kernel_n_fn *sfn_n[opf_cuda::kNaryForms] = {};
 };
 struct EntryGen {
     template <std::size_t O, std::size_t K> static constexpr Entries entry()
     {
-        return {&fn2<int(O), int(K)>, &fn3<int(O), int(K)>, &sfn2<int(O), int(K)>, &sfn3<int(O), int(K)>};
+        constexpr int op = int(O), kt = int(K);
+        return {&fn2<op, kt>, &fn3<op, kt>, &sfn2<op, kt>, &sfn3<op, kt>,
+                {&fn_n<op, kt, opf_cuda::kChain>, &fn_n<op, kt, opf_cuda::kOnce>},
+                {&sfn_n<op, kt, opf_cuda::kChain>, &sfn_n<op, kt, opf_cuda::kOnce>}};
     }
 };
 constexpr auto entries = opf::base::make_matrix<Entries, EntryGen>();
@@ -1210,6 +1284,11 @@ int op_query(int op_id, opf_module_t *module)
         offer.device3 = e.fn3;
         offer.stream2 = e.sfn2;
         offer.stream3 = e.sfn3;
+        for (int f : {opf_cuda::kChain, opf_cuda::kOnce})   // one launch for k inputs, where a kernel computes it
+            if (opf_cuda::nary_kernel(op_id, kt, f)) {
+                (f == opf_cuda::kChain ? offer.device_n : offer.device_n_once) = e.fn_n[f];
+                (f == opf_cuda::kChain ? offer.stream_n : offer.stream_n_once) = e.sfn_n[f];
+            }
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
     return offered ? 0 : 1;

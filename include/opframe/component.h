@@ -99,6 +99,20 @@ typedef struct opf_offer {
     opf_kernel_n_fn *kernel_n_once;
     opf_kernel_n_fn *premul_n;
     opf_kernel_n_fn *premul_n_once;
+    /* Appended (n-ary, device memory; same struct_size rule): device_n is
+     * the op's n-ary kernel on a registered device kind, synchronous
+     * (opf_reduce_local_n), stream_n the same enqueued on a stream
+     * (opf_reduce_local_n_stream); the _once forms are OPF_ROUND_ONCE's,
+     * taken for the same slots as kernel_n_once. The `in` array handed to
+     * them is the caller's (host memory): read it before returning, and copy
+     * what a launch needs. A device slot without device_n / stream_n runs
+     * the chain of its 3-buffer device kernels where the op's n-ary result
+     * is that chain, and refuses the call (OPF_ERR_OP) where it is not (AVG
+     * of more than two inputs, round-once sums). */
+    opf_device_kernel_n_fn *device_n;
+    opf_device_kernel_n_fn *device_n_once;
+    opf_stream_kernel_n_fn *stream_n;
+    opf_stream_kernel_n_fn *stream_n_once;
     /* new forms are appended here; struct_size says which ones a component knows */
 } opf_offer_t;
 

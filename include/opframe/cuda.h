@@ -93,13 +93,20 @@ static inline int opf_cuda_reduce_local3(const void *in1, const void *in2, void 
                                     opf_cuda_stream_(stream));
 }
 
-/* dst = srcs[0] op ... op srcs[nsrc-1], enqueued on `stream` (the chain of
- * 3-buffer calls: see opf_reduce_local_n_stream in device.h). */
+/* dst = srcs[0] op ... op srcs[nsrc-1], enqueued on `stream` in one launch
+ * (opf_reduce_local_n_stream in device.h); _mode: in OPF_ROUND_CHAIN or
+ * OPF_ROUND_ONCE (opf_reduce_local_n_mode's rule). */
 static inline int opf_cuda_reduce_local_n(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
                                           opf_datatype_t datatype, opf_op_t op, cudaStream_t stream)
 {
     return opf_reduce_local_n_stream(srcs, nsrc, dst, count, datatype, op, opf_cuda_memory_kind(),
                                      opf_cuda_stream_(stream));
+}
+static inline int opf_cuda_reduce_local_n_mode(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                               opf_datatype_t datatype, opf_op_t op, int mode, cudaStream_t stream)
+{
+    return opf_reduce_local_n_stream_mode(srcs, nsrc, dst, count, datatype, op, mode, opf_cuda_memory_kind(),
+                                          opf_cuda_stream_(stream));
 }
 
 /* 1 if the cuda component is loaded and available, else 0; `status` (may be

@@ -39,12 +39,20 @@ int opf_reduce_local_stream(const void *inbuf, void *inoutbuf, opf_count_t count
 int opf_reduce_local3_stream(const void *in1, const void *in2, void *out, opf_count_t count,
                              opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream);
 /* dst = srcs[0] op srcs[1] op ... op srcs[nsrc-1] (opf_reduce_local_n's
- * result), enqueued as the chain of 3-buffer stream calls: predefined ops
- * (OPF_AVG of one or two inputs only); dst may be srcs[0] or srcs[1], not a later input
- * (OPF_ERR_BUFFER); nsrc 1 copies srcs[0]. A step that fails stops the chain
- * with its error: what earlier steps enqueued stays enqueued. */
+ * result; _mode: opf_reduce_local_n_mode's), enqueued on the stream:
+ * predefined ops; dst may be any of srcs. `srcs` (a host array of device
+ * addresses) is read before the call returns. The slot's n-ary stream kernel
+ * serves it in one launch (the cuda component offers one for every slot it
+ * computes); where no component offers one, the chain of 3-buffer stream
+ * calls does when that is the result, and the call is refused otherwise:
+ * OPF_ERR_OP for AVG of more than two inputs and for a round-once sum,
+ * OPF_ERR_BUFFER for dst among srcs[2..] (the chain would overwrite it
+ * before reading it); nsrc 1 copies srcs[0]. A chain step that fails stops
+ * the chain with its error: what earlier steps enqueued stays enqueued. */
 int opf_reduce_local_n_stream(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
                               opf_datatype_t datatype, opf_op_t op, int memory_kind, void *stream);
+int opf_reduce_local_n_stream_mode(const void *const srcs[], int nsrc, void *dst, opf_count_t count,
+                                   opf_datatype_t datatype, opf_op_t op, int mode, int memory_kind, void *stream);
 
 #ifdef __cplusplus
 }

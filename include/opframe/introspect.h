@@ -157,6 +157,13 @@ int opf_memory_kind_by_name(const char *name);
  * opf_reduce_local_stream / opf_reduce_local3_stream enqueue. */
 const char *opf_slot_stream_provider(int op_id, int kernel_type, int memory_kind, int nbuf, opf_count_t count);
 int opf_slot_explain_stream(int op_id, int kernel_type, int memory_kind, int nbuf, char *buf, int len);
+/* The provider of an n-ary form (OPF_FORM_N or OPF_FORM_N_ONCE) on a device
+ * memory kind for `count` elements: its synchronous kernel (stream 0) or its
+ * stream kernel (stream 1); NULL where no component offers one (the call
+ * then composes 3-buffer device kernels, or is refused: device.h), or for no
+ * such slot, form or kind. */
+const char *opf_slot_provider_n_mem(int op_id, int kernel_type, int memory_kind, int form, int stream,
+                                    opf_count_t count);
 
 /* ---- size tiers ------------------------------------------------------------- */
 /* One size tier of a slot half of the selected host table: from min_count

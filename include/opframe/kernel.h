@@ -56,6 +56,12 @@ typedef int opf_device_kernel3_fn(const void *in1, const void *in2, void *out, o
  * (cudaStream_t, cl_command_queue, ...); they return an OPF_* code. */
 typedef int opf_stream_kernel2_fn(const void *in, void *inout, opf_count_t n, void *stream);
 typedef int opf_stream_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n, void *stream);
+/* n-ary device kernels (opf_kernel_n_fn's result, on device memory): `in`
+ * is a host array of k device-side addresses; out may equal any in[j].
+ * Synchronous, or enqueued on `stream`; they return an OPF_* code. */
+typedef int opf_device_kernel_n_fn(const void *const in[], int k, void *out, opf_count_t n, const void *scalar);
+typedef int opf_stream_kernel_n_fn(const void *const in[], int k, void *out, opf_count_t n, const void *scalar,
+                                   void *stream);
 
 /* ---- the hardware, probed once at init and handed to every component ---- */
 enum {

@@ -1,7 +1,7 @@
 // cuda_kernels_cpu.cpp — components/cuda/cuda_kernels.cu, unchanged, compiled
 // as C++ for the stand-in runtime (kernel_shim.h is included first), and the
 // registration of its kernels with the stand-in: every slot's __global__
-// function, with an invoker for its signature.
+// functions (3-buffer and n-ary), with an invoker for each signature.
 #include "test/cudastub/kernel_shim.h"
 
 #include "components/cuda/cuda_kernels.cu"
@@ -25,35 +25,35 @@ template <class... A> struct Invoke {
     template <std::size_t... I> static cudastub::BoundArgs bind(void **args, std::index_sequence<I...>)
     {
         auto *v = new Values(*static_cast<std::remove_cvref_t<A> *>(args[I])...);
-        cudastub::BoundArgs b{&call, v, [](void *p) { delete static_cast<Values *>(p); }, {}};
-        int at = 0;
+        cudastub::BoundArgs b{&call, v, [](void *p) { delete static_cast<Values *>(p); }, {}, 0};
+        auto add = [&](const void *p) { b.pointer[b.n_pointer++] = const_cast<void *>(p); };
         auto note = [&](const auto &x) {
-            if constexpr (std::is_pointer_v<std::remove_cvref_t<decltype(x)>>)
-                b.pointer[at++] = const_cast<void *>(static_cast<const void *>(x));
+            using X = std::remove_cvref_t<decltype(x)>;
+            if constexpr (std::is_pointer_v<X>) add(x);
+            if constexpr (std::is_same_v<X, opf_cuda::NaryInputs>)   // the addresses a GPU would dereference
+                for (int j = 0; j < x.k && j < opf_cuda::kMaxInputs; ++j) add(x.in[j]);
         };
         std::apply([&](const auto &...x) { (note(x), ...); }, *v);
         return b;
     }
     static cudastub::BoundArgs run(void **args) { return bind(args, std::index_sequence_for<A...>{}); }
-    static unsigned pointers()
-    {
-        unsigned mask = 0, bit = 1;
-        ((mask |= std::is_pointer_v<A> ? bit : 0u, bit <<= 1), ...);
-        return mask;
-    }
 };
 template <class... A> void register_as(void (*)(A...), const void *func)
 {
-    cudastub::register_kernel(func, &Invoke<A...>::run, Invoke<A...>::pointers());
+    cudastub::register_kernel(func, &Invoke<A...>::run);
 }
 
-// Every slot kernel has reduce_kernel's signature.
+// Every slot kernel has reduce_kernel's signature, every n-ary one nary_kernel's.
 const bool registered = [] {
     using Signature = void (*)(const unsigned char *, const unsigned char *, unsigned char *, opf_cuda::Plan);
+    using NarySignature = void (*)(opf_cuda::NaryInputs, unsigned char *, opf_cuda::Plan);
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int kt = 0; kt < OPF_KT_COUNT; ++kt)
-            if (const opf_cuda::SlotKernel *k = opf_cuda::slot_kernel(op, kt))
-                register_as(Signature(nullptr), k->kernel);
+        for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+            if (const opf_cuda::SlotKernel *k = opf_cuda::slot_kernel(op, kt)) register_as(Signature(nullptr), k->kernel);
+            for (int form = 0; form < opf_cuda::kNaryForms; ++form)
+                if (const opf_cuda::NaryKernel *k = opf_cuda::nary_kernel(op, kt, form))
+                    register_as(NarySignature(nullptr), k->kernel);
+        }
     return true;
 }();
 

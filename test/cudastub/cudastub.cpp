@@ -61,7 +61,6 @@ struct Pool {
 };
 struct Kernel {
     Binder bind;
-    unsigned pointers;
 };
 struct Fault1 {
     int after = 0;
@@ -604,10 +603,10 @@ const void *last_launch_stream()
     std::lock_guard<std::recursive_mutex> lock(mu);
     return launch_stream;
 }
-void register_kernel(const void *func, Binder bind, unsigned pointer_args)
+void register_kernel(const void *func, Binder bind)
 {
     std::lock_guard<std::recursive_mutex> lock(mu);
-    kernels[func] = {bind, pointer_args};
+    kernels[func] = {bind};
 }
 
 } // namespace cudastub
@@ -1106,7 +1105,7 @@ cudaError_t CUDARTAPI cudaLaunchKernel(const void *func, dim3 grid, dim3 block, 
         delete b;
     });
     const int device = st->device;
-    const int n_pointers = __builtin_popcount(k->second.pointers);
+    const int n_pointers = bound->n_pointer;
     return enqueue(st, [=]() -> cudaError_t {
         // Every pointer argument must be memory the launch device reaches, now
         // that the kernel runs: its own device memory, managed memory, or

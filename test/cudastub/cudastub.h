@@ -139,8 +139,10 @@ void print_calls();
 const void *last_launch_stream();
 
 // For the kernels compiled as C++ (kernel_shim.h): how to call a __global__
-// function of one signature from cudaLaunchKernel's argument array, and which
-// arguments are pointers (bit i: argument i) to check for reachability.
+// function of one signature from cudaLaunchKernel's argument array, and the
+// addresses its arguments carry (pointer arguments, and the pointers inside
+// an argument that holds an array of them, as the n-ary kernels' inputs), to
+// check for reachability.
 // The binder copies the argument values (a launch runs later, when its
 // stream is synchronised) and returns the call to make per grid thread.
 using Bound = void (*)(const void *func, const void *values);
@@ -148,10 +150,11 @@ struct BoundArgs {
     Bound call;
     void *values;                  // owned: freed with release
     void (*release)(void *values);
-    void *pointer[8];              // the pointer arguments' values, in order
+    void *pointer[80];             // the addresses the arguments carry, in order
+    int n_pointer;
 };
 using Binder = BoundArgs (*)(void **args);
-void register_kernel(const void *func, Binder bind, unsigned pointer_args);
+void register_kernel(const void *func, Binder bind);
 
 // Floats on the brk heap, where glibc's malloc puts small blocks and where
 // the cuda component knows host memory without asking the driver (issue 21).
