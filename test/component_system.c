@@ -920,7 +920,7 @@ static void test_example(void)
 static void test_device(void)
 {
     const char *dir = dir_of("OPF_TEST_DIR_DEVICE");
-    static int32_t device[64];   /* the memory devfail claims */
+    static int32_t device[64] __attribute__((aligned(8)));   /* the memory devfail claims */
     int32_t host[64], in[64], expect[64];
     char number[32];
     int kind = -1;
@@ -1005,9 +1005,10 @@ static void test_device(void)
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
     CHECK(memcmp(device, expect, sizeof device) == 0, "devfail SUM result differs");
     CHECK(calls("devfail") == 1, "op_devfail_calls is %lld, expected 1", calls("devfail"));
-    /* Issue 26: opf_reduce_local_n on device memory is the chain of 3-buffer
-     * device calls (one per further input), in place in the first input too;
-     * AVG, and dst among the inputs after the first two, are refused there. */
+    /* Issue 26: opf_reduce_local_n on device memory without an n-ary device
+     * kernel is the chain of 3-buffer device calls (one per further input),
+     * in place in the first input too; AVG of more than two inputs, and dst
+     * among the inputs after the first two, are refused there. */
     {
         const void *srcs[3] = {in, device, in};
         for (int i = 0; i < 64; ++i) {
@@ -1017,11 +1018,47 @@ static void test_device(void)
         CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
         CHECK(memcmp(device, expect, sizeof device) == 0, "devfail n-ary SUM result differs");
         CHECK(calls("devfail") == 3, "op_devfail_calls is %lld, expected 3", calls("devfail"));
-        CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_AVG), OPF_ERR_BUFFER);
-        CONTAINS(opf_last_error(), "on devfail memory n-ary calls take a predefined op other than AVG");
+        CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_AVG), OPF_ERR_OP);
+        CONTAINS(opf_last_error(), "no component offers an n-ary kernel for this slot on devfail memory, and "
+                                   "OPF_AVG of more than two inputs is not a chain");
         const void *late[3] = {in, in, device};
         CHECK_RC(opf_reduce_local_n(late, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
+        CONTAINS(opf_last_error(), "the chain would overwrite dst, one of srcs[2..]");
+        CHECK_RC(opf_reduce_local_n_stream(late, 3, device, 64, OPF_INT32_T, OPF_SUM, kind, NULL), OPF_ERR_BUFFER);
         CHECK(memcmp(device, expect, sizeof device) == 0, "a refused n-ary call wrote device memory");
+        CHECK(calls("devfail") == 3, "refused n-ary calls ran kernels: op_devfail_calls is %lld", calls("devfail"));
+        /* SUM INT64 has devfail's n-ary kernels: one call for k inputs, dst
+         * any of them (a chain could not serve dst = srcs[2]), synchronous
+         * and on the stream; UINT64's offer was built before device_n, whose
+         * value it carries must not be read: no n-ary kernel there. */
+        CHECK(opf_slot_provider_n_mem(SUM, OPF_KT_INT64, kind, OPF_FORM_N, 0, 32) &&
+                  strcmp(opf_slot_provider_n_mem(SUM, OPF_KT_INT64, kind, OPF_FORM_N, 0, 32), "devfail") == 0 &&
+                  opf_slot_provider_n_mem(SUM, OPF_KT_INT64, kind, OPF_FORM_N, 1, 32) &&
+                  strcmp(opf_slot_provider_n_mem(SUM, OPF_KT_INT64, kind, OPF_FORM_N, 1, 32), "devfail") == 0,
+              "SUM INT64's n-ary device slot is not devfail's");
+        CHECK(opf_slot_provider_n_mem(SUM, OPF_KT_UINT64, kind, OPF_FORM_N, 0, 32) == NULL,
+              "an offer whose struct_size ends before device_n gave SUM UINT64 an n-ary device kernel");
+        int64_t *d64 = (int64_t *)device, in64[32], want64[32];
+        const void *late64[3] = {in64, in64, d64};
+        for (int i = 0; i < 32; ++i) {
+            in64[i] = INT64_MAX - i;
+            d64[i] = 3 * i;
+            want64[i] = (int64_t)((uint64_t)in64[i] * 2u + (uint64_t)d64[i]);   /* wraps */
+        }
+        CHECK_RC(opf_reduce_local_n(late64, 3, d64, 32, OPF_INT64_T, OPF_SUM), OPF_SUCCESS);
+        CHECK(memcmp(d64, want64, sizeof want64) == 0, "devfail n-ary SUM INT64 (dst = srcs[2]) differs");
+        CHECK(calls("devfail") == 4, "the n-ary SUM INT64 made %lld devfail calls, expected 1", calls("devfail") - 3);
+        for (int i = 0; i < 32; ++i) {
+            d64[i] = 3 * i;
+            want64[i] = (int64_t)((uint64_t)in64[i] * 2u + (uint64_t)d64[i]);
+        }
+        CHECK_RC(opf_reduce_local_n_stream(late64, 3, d64, 32, OPF_INT64_T, OPF_SUM, kind, NULL), OPF_SUCCESS);
+        CHECK(memcmp(d64, want64, sizeof want64) == 0, "devfail n-ary stream SUM INT64 (dst = srcs[2]) differs");
+        CHECK(calls("devfail") == 5, "the n-ary stream SUM INT64 made %lld devfail calls", calls("devfail") - 4);
+        set_param("op_devfail_fail", "true");   /* its failure reaches the caller, naming it */
+        CHECK_RC(opf_reduce_local_n(late64, 3, d64, 32, OPF_INT64_T, OPF_SUM), OPF_ERR_INTERN);
+        CONTAINS(opf_last_error(), "opf_reduce_local_n(op SUM, type INT64_T): component devfail failed: simulated");
+        set_param("op_devfail_fail", "false");
     }
 
     /* Without the component the kind is gone and the host path never asks. */

@@ -20,8 +20,9 @@
 //
 // --inputs K (issue 26) times instead opf_reduce_local_n on K inputs, side by side with the chain
 // of K - 1 opf_reduce_local3 calls it equals ("chain3"), each provider's n-ary kernel called
-// directly, and "memrefN", a plain float loop out[i] = in_0[i] + ... + in_K-1[i] over the same
-// traffic, (K + 1) * bytes per call (the GB/s column counts that for every row but chain3, whose
+// directly, and "memrefN", the roofline of the same traffic, (K + 1) * bytes per call: the fastest
+// of a plain float loop out[i] = in_0[i] + ... + in_K-1[i] and (x86, AVX2) a loop that ors the
+// inputs 256 bytes at a time and stores plainly or non-temporally (roofline_n_ns) (the GB/s column counts that for every row but chain3, whose
 // traffic is 3 (K - 1) * bytes; "vs chain" is chain3's time / this time).
 //
 // Every figure is the median of --samples timed samples. GB/s counts 3 * bytes per call for both
@@ -41,6 +42,9 @@
 #include <vector>
 
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -372,6 +376,47 @@ OPF_REFERENCE_CLONES void reference_add_n(const float *const *in, int k, float *
     }
 }
 
+#if defined(__x86_64__)
+// The n-ary traffic bound on x86: k inputs read and one output written with
+// the least work per byte (a bitwise or), 256 bytes per step in AVX2
+// registers; stored plainly or non-temporally (as the kernels' streaming
+// tier does past the caches). out must be 32-byte aligned for the latter.
+__attribute__((target("avx2"))) void traffic_n_avx2(const float *const *in, int k, float *out, long n, bool nt)
+{
+    constexpr int R = 8, F = 8;   // registers per step, floats per register
+    long i = 0;
+    for (; i + R * F <= n; i += R * F) {
+        __m256i a[R];
+        for (int r = 0; r < R; ++r) a[r] = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in[0] + i) + r);
+        for (int j = 1; j < k; ++j)
+            for (int r = 0; r < R; ++r)
+                a[r] = _mm256_or_si256(a[r], _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in[j] + i) + r));
+        auto *o = reinterpret_cast<__m256i *>(out + i);
+        if (nt)
+            for (int r = 0; r < R; ++r) _mm256_stream_si256(o + r, a[r]);
+        else
+            for (int r = 0; r < R; ++r) _mm256_storeu_si256(o + r, a[r]);
+    }
+    for (; i < n; ++i) out[i] = in[0][i];
+    if (nt) _mm_sfence();
+}
+#endif
+
+// The roofline of the n-ary call's traffic, (k + 1) x bytes: the fastest of
+// the plain loop above and, on x86 with AVX2, the traffic loop with plain and
+// with non-temporal stores, each timed (median) in this run on the same
+// buffers.
+double roofline_n_ns(const float *const *in, int k, float *out, long floats, int samples)
+{
+    double best = median_ns([&] { reference_add_n(in, k, out, floats); }, samples);
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx2"))
+        for (bool nt : {false, true})
+            best = std::min(best, median_ns([&] { traffic_n_avx2(in, k, out, floats, nt); }, samples));
+#endif
+    return best;
+}
+
 // --inputs K: one table of the n-ary call per (op, type, size).
 int bench_inputs(const Options &o, const std::vector<std::string> &providers)
 {
@@ -423,13 +468,15 @@ int bench_inputs(const Options &o, const std::vector<std::string> &providers)
                     if (opf_slot_kernel_n(op_id, kt, OPF_FORM_N, p.c_str(), count, &fn) != OPF_SUCCESS || !fn) continue;
                     t.push_back({p, median_ns([&] { fn(srcs.data(), k, out.data(), count, nullptr); }, o.samples)});
                 }
-                const long floats = std::max<long>(1, n_bytes / 4);
-                std::vector<std::vector<float>> ra(static_cast<std::size_t>(k), std::vector<float>(static_cast<std::size_t>(floats), 1.0f));
+                // The roofline on the same (64-byte-aligned) buffers, read as floats.
+                const long floats = n_bytes / 4;
                 std::vector<const float *> rp;
-                for (auto &v : ra) rp.push_back(v.data());
-                std::vector<float> rc(static_cast<std::size_t>(floats));
-                t.push_back({"memref" + std::to_string(k),
-                             median_ns([&] { reference_add_n(rp.data(), k, rc.data(), floats); }, o.samples)});
+                for (const void *p : srcs) rp.push_back(static_cast<const float *>(p));
+                if (floats > 0)
+                    t.push_back({"memref" + std::to_string(k),
+                                 roofline_n_ns(rp.data(), k, reinterpret_cast<float *>(out.data()), floats, o.samples)});
+                else
+                    t.push_back({"memref" + std::to_string(k), t[0].ns});   // under 4 bytes: no float loop
                 const double chain_ns = t[0].ns, ref_ns = t.back().ns;
                 for (const Timed &x : t) {
                     const double traffic = x.provider == "chain3" ? 3.0 * (k - 1) : double(k + 1);

@@ -470,6 +470,33 @@ void explain_nary(Printer &p, int op, int kt)
     }
 }
 
+// --explain, device memory: who serves opf_reduce_local_n (synchronous) and
+// opf_reduce_local_n_stream in each form; without an n-ary kernel the call
+// composes 3-buffer device kernels where that is its result, else is refused.
+void explain_nary_device(Printer &p, int op, int kt, int mem)
+{
+    static const char *const form_names[2] = {"n-ary", "n-ary round-once"};
+    for (int form : {OPF_FORM_N, OPF_FORM_N_ONCE}) {
+        if (!opf_slot_provider_n(op, kt, form, 1)) continue;   // the base has no such form here
+        const bool chains = form == OPF_FORM_N && op != OPF_OPID_AVG;
+        auto who = [&](int stream) -> std::string {
+            const char *p = opf_slot_provider_n_mem(op, kt, mem, form, stream, 1 << 20);
+            if (p) return p;
+            return chains ? "none (the chain of 3-buffer device kernels; dst not among srcs[2..])" : "none (refused)";
+        };
+        const std::string sync = who(0), stream = who(1);
+        const std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " " +
+                                 opf_memory_kind_name(mem) + " " + form_names[form] + ": " + sync + "; on a stream: " + stream;
+        Record r;
+        r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", opf_memory_kind_name(mem))
+            .add("form", form_names[form]).add("selected", sync).add("stream", stream);
+        std::string key = form_names[form];
+        for (char &c : key) c = c == ' ' ? '-' : c;
+        p.record(std::string("explain:") + opf_memory_kind_name(mem) + ":" + op_name(op) + ":" + opf_kernel_type_name(kt) +
+                 ":" + key, r, line);
+    }
+}
+
 int show_explain(Printer &p, const Options &o)
 {
     int op = -1, kt = -1;
@@ -488,6 +515,8 @@ int show_explain(Printer &p, const Options &o)
     }
     for (int mem : memory_kinds(o)) explain_memory_kind(p, op, kt, mem, !o.mem_filter.empty());
     if (o.mem_filter.empty() || o.mem_filter == "host") explain_nary(p, op, kt);
+    for (int mem : memory_kinds(o))
+        if (mem != OPF_MEM_HOST) explain_nary_device(p, op, kt, mem);
     return 0;
 }
 

@@ -225,7 +225,7 @@ int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t c
  *                srcs[nsrc-1]: each product rounded to the type as PROD
  *                rounds it, summed left to right as SUM.
  * In mode OPF_ROUND_ONCE (opf_reduce_local_n_mode), SUM, AVG and PreMulSum
- * of the types computed in float (FLOAT16, BFLOAT16) sum in float and round
+ * of the types computed in float (FLOAT16, BFLOAT16, FLOAT8_E4M3, FLOAT8_E5M2) sum in float and round
  * to the type once, at the end; every other (op, type) is as in
  * OPF_ROUND_CHAIN, the default. */
 #define OPF_REDUCE_N_MAX 64

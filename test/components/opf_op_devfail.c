@@ -2,7 +2,9 @@
  * claims the bytes [op_devfail_base, op_devfail_base + op_devfail_bytes) (an
  * address the test program passes as a number), and serves SUM INT32 there:
  * synchronous and stream kernels, which fail with OPF_ERR_INTERN and a reason
- * while op_devfail_fail is true, and compute exactly otherwise. */
+ * while op_devfail_fail is true, and compute exactly otherwise; and SUM
+ * INT64's n-ary device kernels alone (device_n, stream_n: one call for k
+ * inputs). */
 #include <stddef.h>
 #include <stdint.h>
 #include "tc_common.h"
@@ -66,6 +68,25 @@ static int stream_sum2(const void *in, void *inout, opf_count_t n, void *stream)
     return sum2(in, inout, n);
 }
 
+/* SUM INT64 over k inputs, every input read before out is written. */
+static int sum_n64(const void *const in[], int k, void *out, opf_count_t n, const void *scalar)
+{
+    (void)scalar;
+    if (fail_calls) return device_failure();
+    TC_COUNT();
+    for (opf_count_t i = 0; i < n; ++i) {
+        uint64_t acc = 0;
+        for (int j = 0; j < k; ++j) acc += (uint64_t)((const int64_t *)in[j])[i];
+        ((int64_t *)out)[i] = (int64_t)acc;
+    }
+    return OPF_SUCCESS;
+}
+static int stream_sum_n64(const void *const in[], int k, void *out, opf_count_t n, const void *scalar, void *stream)
+{
+    (void)stream;
+    return sum_n64(in, k, out, n, scalar);
+}
+
 /* ABI growth, both ways. Its SUM offer is laid out as a later ABI-2 header
  * might have it (a field appended after the ones this framework knows):
  * taken, the extra field unread. Two more offers are refused with the reason
@@ -92,7 +113,16 @@ static int op_query(int op_id, opf_module_t *module)
     too_small.struct_size = offsetof(opf_offer_t, stream2);
     const int refused = (opf_module_offer(module, &later_type) == OPF_ERR_ARG) +
                         (opf_module_offer(module, &too_small) == OPF_ERR_ARG);
-    return opf_module_offer(module, &later.known) != OPF_SUCCESS || refused != 2;
+    /* n-ary device kernels, and the same offered by a component built before
+     * them (struct_size ends before device_n: the framework must not read it). */
+    const opf_offer_t nary = {.struct_size = sizeof nary, .kernel_type = OPF_KT_INT64, .memory_kind = kind,
+                              .priority = (int)tc_priority, .device_n = sum_n64, .stream_n = stream_sum_n64};
+    opf_offer_t before_nary = nary;
+    before_nary.kernel_type = OPF_KT_UINT64;
+    before_nary.device3 = sum3;   /* (never called: UINT64 is not tested on device memory) */
+    before_nary.struct_size = offsetof(opf_offer_t, device_n);
+    return opf_module_offer(module, &later.known) != OPF_SUCCESS || refused != 2 ||
+           opf_module_offer(module, &nary) != OPF_SUCCESS || opf_module_offer(module, &before_nary) != OPF_SUCCESS;
 }
 
 OPF_COMPONENT_DECLARE(devfail) = {
