@@ -86,16 +86,8 @@ struct SlotGen {
 constexpr auto table = make_matrix<SlotKernels, SlotGen>();
 
 // ---- n-ary kernels ------------------------------------------------------------
-// The accumulators of semantics.h (NaryAcc) as objects; PreMulSum carries its scalar:
+// The accumulators of semantics.h (NaryAcc, PremulWith), as objects:
 // Acc, first(x, k), add(acc, x, k), result(acc, k).
-template <class T, Rounding M> struct Premul {
-    using P = PremulAcc<T, M>;
-    using Acc = typename P::Acc;
-    T s;
-    Acc first(T x, int) const { return P::first(s, x); }
-    Acc add(Acc a, T x, int) const { return P::add(a, s, x); }
-    T result(Acc a, int) const { return P::result(a); }
-};
 
 // out = the accumulator's result over in[0..k), block by block: a block of
 // accumulators (4 KiB, in L1) takes in[0], then each further input in turn,
@@ -131,7 +123,7 @@ template <class T, class A> void nary(const void *const in[], int k, void *out, 
 }
 template <class T, Rounding M> void premul(const void *const in[], int k, void *out, opf_count_t n, const void *scalar)
 {
-    fold_n<T>(Premul<T, M>{load<T>(static_cast<const unsigned char *>(scalar))}, in, k, out, n);
+    fold_n<T>(PremulWith<T, M>{load<T>(static_cast<const unsigned char *>(scalar))}, in, k, out, n);
 }
 
 struct NaryGen {

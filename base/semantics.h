@@ -400,4 +400,15 @@ template <class T, Rounding M> struct PremulAcc {
     }
 };
 
+// PreMulSum as an accumulator of the n-ary interface (first(x, k),
+// add(acc, x, k), result(acc, k)): it carries its scalar.
+template <class T, Rounding M> struct PremulWith {
+    using P = PremulAcc<T, M>;
+    using Acc = typename P::Acc;
+    T s;
+    OPF_HD Acc first(T x, int) const { return P::first(s, x); }
+    OPF_HD Acc add(Acc a, T x, int) const { return P::add(a, s, x); }
+    OPF_HD T result(Acc a, int) const { return P::result(a); }
+};
+
 } // namespace opf::base

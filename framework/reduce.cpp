@@ -864,6 +864,7 @@ int call_user_n(const UserOp &u, const Bytes *const src[], int k, Bytes *dst, op
     const Datatype &t = *c.type;
     if (c.user)
         return fail_call(OPF_ERR_BUFFER, function, op, datatype, "user ops (PreMulSum too) run on host memory only");
+    if (t.size == 0) return OPF_SUCCESS;
     if (!t.dense) return refuse_gaps(function, op, datatype, mem);
     const int form = device_form(c.op_id, t.kernel_type, mode);
     const opf_count_t n = count * t.basic_per_item;

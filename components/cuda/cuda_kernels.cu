@@ -1,10 +1,13 @@
 // cuda_kernels.cu — the cuda component's device kernels: one kernel template
-// instantiated for every (op, kernel type) slot that cuda_ops.h says the GPU
-// computes, and a table of them indexed like the base's.
+// (nary_kernel: k inputs, one output) instantiated for every (op, kernel
+// type) slot that cuda_ops.h says the GPU computes, in the op's n-ary rule
+// (base::NaryAcc), and for SUM / AVG of the narrow types in round-once too;
+// the 3-buffer calls launch the same kernel with k = 2. Tables of them
+// indexed like the base's.
 //
 // Each kernel is a grid-stride loop over the work items of a Plan (vector,
 // scalar or byte-wise, chosen per launch from the buffer addresses; see
-// plan_for and work_item in cuda_ops.h). Grid: at most op_cuda_max_blocks, by
+// plan_for and nary_item in cuda_ops.h). Grid: at most op_cuda_max_blocks, by
 // default the SM count times the blocks resident per SM (occupancy).
 //
 // The arithmetic is base/semantics.h's functors, compiled for the device
@@ -19,14 +22,6 @@
 
 namespace opf_cuda {
 namespace {
-
-template <class Op, class T>
-__global__ void reduce_kernel(const unsigned char *a, const unsigned char *b, unsigned char *o, Plan p)
-{
-    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < p.total; i += stride)
-        work_item<Op, T>(a, b, o, p, i);
-}
 
 template <class T, class A>
 __global__ void nary_kernel(NaryInputs in, unsigned char *o, Plan p)
@@ -45,18 +40,6 @@ cudaError_t launch_grid(const void *kernel, const Plan &p, Geometry g, void **ar
     return cudaLaunchKernel(kernel, dim3(unsigned(blocks)), dim3(unsigned(block)), args, 0, stream);
 }
 
-template <class Op, class T>
-cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
-{
-    if (n <= 0) return cudaSuccess;
-    Plan p = plan_for<T>(in1, in2, out, n);
-    auto *a = static_cast<const unsigned char *>(in1);
-    auto *b = static_cast<const unsigned char *>(in2);
-    auto *o = static_cast<unsigned char *>(out);
-    void *args[] = {&a, &b, &o, &p};
-    return launch_grid(reinterpret_cast<const void *>(&reduce_kernel<Op, T>), p, g, args, stream);
-}
-
 template <class T, class A>
 cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream)
 {
@@ -71,11 +54,20 @@ cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geomet
     return launch_grid(reinterpret_cast<const void *>(&nary_kernel<T, A>), p, g, args, stream);
 }
 
+// The 3-buffer form: the n-ary kernel on two inputs (cuda_ops.h work_item).
+template <class Op, class T>
+cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
+{
+    const void *const in[2] = {in1, in2};
+    return launch_n<T, NaryAccFor<Op, T, kChain>>(in, 2, out, n, g, stream);
+}
+
 template <class Op, class T> const SlotKernel *entry()
 {
     if constexpr (gpu_computes<Op, T>) {
         static const SlotKernel k = {&launch<Op, T>, &host_kernel<Op, T>,
-                                     reinterpret_cast<const void *>(&reduce_kernel<Op, T>), int(sizeof(T))};
+                                     reinterpret_cast<const void *>(&nary_kernel<T, NaryAccFor<Op, T, kChain>>),
+                                     int(sizeof(T))};
         return &k;
     } else {
         return nullptr;

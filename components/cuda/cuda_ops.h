@@ -141,37 +141,12 @@ template <class T> OPF_HD inline void store_aligned(unsigned char *p, const T &v
 #endif
 }
 
-template <class Op, class T>
-OPF_HD void work_item(const unsigned char *a, const unsigned char *b, unsigned char *o, const Plan &p, int64_t i)
+// The element of vector-plan work item i >= nvec, one of the single
+// elements: the head's, then the tail's.
+template <int V> OPF_HD inline int64_t single_element(const Plan &p, int64_t i)
 {
-    constexpr int64_t size = int64_t(sizeof(T));
-    if constexpr (vectorizable<T>) {
-        if (p.mode == kVector) {
-            constexpr int V = kVectorBytes / int(sizeof(T));
-            if (i < p.nvec) {
-                const int64_t at = (p.head + i * V) * size;
-                uint4 va = load_aligned<uint4>(a + at);
-                const uint4 vb = load_aligned<uint4>(b + at);
-                T ea[V], eb[V];
-                std::memcpy(ea, &va, sizeof va);
-                std::memcpy(eb, &vb, sizeof vb);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-                for (int k = 0; k < V; ++k) ea[k] = Op::apply(ea[k], eb[k]);
-                std::memcpy(&va, ea, sizeof va);
-                store_aligned(o + at, va);
-                return;
-            }
-            const int64_t j = i - p.nvec;   // the head, then the tail
-            i = j < p.head ? j : p.head + p.nvec * V + (j - p.head);
-        }
-    }
-    const int64_t at = i * size;
-    if (p.mode == kBytes)
-        base::store(o + at, Op::apply(base::load<T>(a + at), base::load<T>(b + at)));
-    else
-        store_aligned(o + at, Op::apply(load_aligned<T>(a + at), load_aligned<T>(b + at)));
+    const int64_t j = i - p.nvec;
+    return j < p.head ? j : p.head + p.nvec * V + (j - p.head);
 }
 
 // ---- n-ary kernels ------------------------------------------------------------
@@ -195,8 +170,8 @@ template <class T> OPF_HD inline T load_item(const unsigned char *p, int mode)
     return mode == kBytes ? base::load<T>(p) : load_aligned<T>(p);
 }
 
-// Work item i of an n-ary launch (the plan's items, as work_item's): every
-// input of the item read before its output is stored, so out may be any input.
+// Work item i of a launch (see the plan above): every input of the item read
+// before its output is stored, so out may be any input.
 template <class T, class A>
 OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int64_t i)
 {
@@ -222,8 +197,7 @@ OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int
                 store_aligned(o + at, v);
                 return;
             }
-            const int64_t j = i - p.nvec;   // the head, then the tail
-            i = j < p.head ? j : p.head + p.nvec * V + (j - p.head);
+            i = single_element<V>(p, i);
         }
     }
     const int64_t at = i * size;
@@ -232,6 +206,19 @@ OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int
     const T r = A::result(acc, k);
     if (p.mode == kBytes) base::store(o + at, r);
     else store_aligned(o + at, r);
+}
+
+// The 3-buffer kernels' work item: the n-ary one on two inputs (out = in1 op
+// in2 is every op's n-ary result for k = 2, AVG's mean of two included), so
+// one kernel template serves both (and nvcc compiles it once per slot).
+template <class Op, class T>
+OPF_HD void work_item(const unsigned char *a, const unsigned char *b, unsigned char *o, const Plan &p, int64_t i)
+{
+    NaryInputs in;
+    in.in[0] = a;
+    in.in[1] = b;
+    in.k = 2;
+    nary_item<T, NaryAccFor<Op, T, kChain>>(in, o, p, i);
 }
 
 // The same on the host (the host path of small mixed calls), any alignment.

@@ -32,6 +32,7 @@ struct SlotFns {
     opf_kernel3_fn *fn3 = nullptr;
     opf_kernel_n_fn *fn_n = nullptr;   // n-ary (driver.inc kernel_n)
     opf_kernel_n_fn *fn_n_once = nullptr;   // its OPF_ROUND_ONCE form where that differs (kernel_n_once)
+    opf_kernel_n_fn *fn_premul = nullptr;   // PreMulSum, in SUM's row (kernel_n_arith)
 };
 using SlotTable = base::Matrix<SlotFns>;
 using SlotRow = SlotFns[OPF_KT_COUNT];
@@ -89,7 +90,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
 {
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
-        if (!row[kt].fn2 && !row[kt].fn3 && !row[kt].fn_n_once) continue;   // (AVG: round-once kernels only)
+        if (!row[kt].fn2 && !row[kt].fn3 && !row[kt].fn_n && !row[kt].fn_n_once) continue;   // (AVG: n-ary kernels only)
         opf_offer_t offer{};
         offer.struct_size = sizeof offer;
         offer.kernel_type = kt;
@@ -99,6 +100,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
         offer.kernel3 = row[kt].fn3;
         offer.kernel_n = row[kt].fn_n;
         offer.kernel_n_once = row[kt].fn_n_once;
+        offer.premul_n = row[kt].fn_premul;
         offered += opf_module_offer(module, &offer) == OPF_SUCCESS;
     }
     return offered ? 0 : 1;

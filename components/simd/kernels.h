@@ -32,9 +32,10 @@ template <class Isa> struct IsaSlots {
         using Op = base::at_t<O, base::Ops>;
         using T = base::at_t<K, base::KernelTypes>;
         using F = typename IsaFamily<Isa, Op, T>::type;
-        if constexpr (std::is_void_v<F>) return {nullptr, nullptr, nullptr, once_kernel<Op, T, Isa>()};   // (AVG)
+        if constexpr (std::is_void_v<F>) return avg_slot<Op, T, Isa>();   // (AVG: no 2-operand family)
         else if constexpr (!Isa::template offers<Op, T>) return {};
-        else return {&kernel2<F, Isa>, &kernel3<F, Isa>, &kernel_n<F, Isa>, once_kernel<Op, T, Isa>()};
+        else return {&kernel2<F, Isa>, &kernel3<F, Isa>, &kernel_n<F, Isa>, once_kernel<Op, T, Isa>(),
+                     premul_kernel<Op, T, Isa>()};
     }
 };
 template <class Isa> constexpr SlotTable isa_table() { return base::make_matrix<SlotFns, IsaSlots<Isa>>(); }

@@ -13,10 +13,10 @@
 # qualify (rvv<N> available, every other rvv<M> disqualified with the VLEN
 # it saw, or the missing V), and runs the conformance engine (test/conformance)
 # on every slot of rvv<N>, both kernel forms, bit for bit against its own
-# scalar reference, on guarded buffers: in v<N>h rvv<N> (all 114 slots,
+# scalar reference, on guarded buffers: in v<N>h rvv<N> (all 116 slots,
 # float16 natively with Zvfh) and the selected table (the datatype level
 # through opf_reduce_local), the base too in v128h (it does not depend on V);
-# in v128 rvv<N> alone (110 slots: float16 left to the base). Every v<N> and
+# in v128 rvv<N> alone (112 slots: float16 left to the base). Every v<N> and
 # v<N>h also checks who serves float16 (opframe_info --kernels): rvv<N> with
 # Zvfh, the base without it or with op_rvv<N>_support=, (switched off); the
 # other kernels of v<N> are those of v<N>h, already checked. The last line
@@ -186,10 +186,10 @@ check_config() {
     if [ $zvfh = 1 ]; then
         providers="--provider rvv$vlen --provider selected"
         [ $vlen = 128 ] && providers="--provider base $providers"
-        want=114
+        want=116
     elif [ $vlen = 128 ]; then
         providers="--provider rvv$vlen"
-        want=110
+        want=112
     else
         return 0
     fi

@@ -1,7 +1,7 @@
 // cuda_kernels_cpu.cpp — components/cuda/cuda_kernels.cu, unchanged, compiled
 // as C++ for the stand-in runtime (kernel_shim.h is included first), and the
 // registration of its kernels with the stand-in: every slot's __global__
-// functions (3-buffer and n-ary), with an invoker for each signature.
+// functions (all of nary_kernel's signature), with an invoker for it.
 #include "test/cudastub/kernel_shim.h"
 
 #include "components/cuda/cuda_kernels.cu"
@@ -43,16 +43,15 @@ template <class... A> void register_as(void (*)(A...), const void *func)
     cudastub::register_kernel(func, &Invoke<A...>::run);
 }
 
-// Every slot kernel has reduce_kernel's signature, every n-ary one nary_kernel's.
+// Every kernel is an nary_kernel (the 3-buffer ones too: k = 2).
 const bool registered = [] {
-    using Signature = void (*)(const unsigned char *, const unsigned char *, unsigned char *, opf_cuda::Plan);
-    using NarySignature = void (*)(opf_cuda::NaryInputs, unsigned char *, opf_cuda::Plan);
+    using Signature = void (*)(opf_cuda::NaryInputs, unsigned char *, opf_cuda::Plan);
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
             if (const opf_cuda::SlotKernel *k = opf_cuda::slot_kernel(op, kt)) register_as(Signature(nullptr), k->kernel);
             for (int form = 0; form < opf_cuda::kNaryForms; ++form)
                 if (const opf_cuda::NaryKernel *k = opf_cuda::nary_kernel(op, kt, form))
-                    register_as(NarySignature(nullptr), k->kernel);
+                    register_as(Signature(nullptr), k->kernel);
         }
     return true;
 }();
