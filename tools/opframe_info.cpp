@@ -442,10 +442,23 @@ void explain_memory_kind(Printer &p, int op, int kt, int mem, bool named)
 // --explain, host memory: who serves opf_reduce_local_n's forms (n-ary,
 // round-once, PreMulSum's on SUM) from which count on, and where a chain op
 // composes a component's 3-buffer kernel instead (it offers no n-ary one).
+const char *const form_names[OPF_FORM_COUNT] = {"n-ary", "n-ary round-once", "PreMulSum n-ary",
+                                                "PreMulSum n-ary round-once"};
+
+// Records one n-ary line of --explain under "explain:<memory>:<op>:<type>:<form>".
+void record_nary(Printer &p, int op, int kt, const char *memory, int form,
+                 std::initializer_list<std::pair<const char *, std::string>> selected, const std::string &line)
+{
+    Record r;
+    r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", memory).add("form", form_names[form]);
+    for (const auto &[k, v] : selected) r.add(k, v);
+    std::string key = form_names[form];
+    for (char &c : key) c = c == ' ' ? '-' : c;
+    p.record(std::string("explain:") + memory + ":" + op_name(op) + ":" + opf_kernel_type_name(kt) + ":" + key, r, line);
+}
+
 void explain_nary(Printer &p, int op, int kt)
 {
-    static const char *const form_names[OPF_FORM_COUNT] = {"n-ary", "n-ary round-once", "PreMulSum n-ary",
-                                                           "PreMulSum n-ary round-once"};
     for (int form = 0; form < OPF_FORM_COUNT; ++form) {
         if (!opf_slot_provider_n(op, kt, form, 1)) continue;   // the base has no such form here
         std::string text, last;
@@ -461,12 +474,7 @@ void explain_nary(Printer &p, int op, int kt)
         }
         const std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " host " + form_names[form] +
                                  ": " + text;
-        Record r;
-        r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", "host")
-            .add("form", form_names[form]).add("selected", text);
-        std::string key = form_names[form];
-        for (char &c : key) c = c == ' ' ? '-' : c;
-        p.record(std::string("explain:host:") + op_name(op) + ":" + opf_kernel_type_name(kt) + ":" + key, r, line);
+        record_nary(p, op, kt, "host", form, {{"selected", text}}, line);
     }
 }
 
@@ -475,25 +483,17 @@ void explain_nary(Printer &p, int op, int kt)
 // composes 3-buffer device kernels where that is its result, else is refused.
 void explain_nary_device(Printer &p, int op, int kt, int mem)
 {
-    static const char *const form_names[2] = {"n-ary", "n-ary round-once"};
     for (int form : {OPF_FORM_N, OPF_FORM_N_ONCE}) {
         if (!opf_slot_provider_n(op, kt, form, 1)) continue;   // the base has no such form here
         const bool chains = form == OPF_FORM_N && op != OPF_OPID_AVG;
         auto who = [&](int stream) -> std::string {
-            const char *p = opf_slot_provider_n_mem(op, kt, mem, form, stream, 1 << 20);
-            if (p) return p;
+            if (const char *provider = opf_slot_provider_n_mem(op, kt, mem, form, stream, 1 << 20)) return provider;
             return chains ? "none (the chain of 3-buffer device kernels; dst not among srcs[2..])" : "none (refused)";
         };
         const std::string sync = who(0), stream = who(1);
         const std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " " +
                                  opf_memory_kind_name(mem) + " " + form_names[form] + ": " + sync + "; on a stream: " + stream;
-        Record r;
-        r.add("op", op_name(op)).add("kernel_type", opf_kernel_type_name(kt)).add("memory", opf_memory_kind_name(mem))
-            .add("form", form_names[form]).add("selected", sync).add("stream", stream);
-        std::string key = form_names[form];
-        for (char &c : key) c = c == ' ' ? '-' : c;
-        p.record(std::string("explain:") + opf_memory_kind_name(mem) + ":" + op_name(op) + ":" + opf_kernel_type_name(kt) +
-                 ":" + key, r, line);
+        record_nary(p, op, kt, opf_memory_kind_name(mem), form, {{"selected", sync}, {"stream", stream}}, line);
     }
 }
 
