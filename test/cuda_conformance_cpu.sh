@@ -19,9 +19,7 @@
 #      the last reference, the runtime's, released, the application's context
 #      destroyed with its memory), and on the query section query-as-host
 #      (a pointer query that fails taken for host memory);
-#   3. opframe_info --explain names cuda's n-ary device kernels (AVG
-#      BFLOAT16, both forms, synchronous and on a stream);
-#   4. with OPF_CHECK_DEPTH=deep: test/cuda_conformance --quick under
+#   3. with OPF_CHECK_DEPTH=deep: test/cuda_conformance --quick under
 #      sync-legacy and no-sync, which it must catch too (about 40 s each on 2
 #      cores; it runs on one device, so no-device-scope is cuda_cpu's alone).
 set -u
@@ -32,11 +30,6 @@ OPF_MCA_PARAM_FILE_SYSTEM=
 export OPF_MCA_mca_component_path OPF_MCA_PARAM_FILE_USER OPF_MCA_PARAM_FILE_SYSTEM
 failures=0
 "$top/test/cuda_conformance_cpu" --quick "$@" || { echo "FAILED: cuda_conformance on the stand-in"; failures=$((failures + 1)); }
-# opframe_info --explain names the cuda component's n-ary device kernels (both forms, synchronous and on a stream).
-for form in "n-ary" "n-ary round-once"; do
-    "$top/tools/opframe_info" --explain avg bfloat16 | grep -qx "AVG BFLOAT16 cuda $form: cuda; on a stream: cuda" ||
-        { echo "FAILED: opframe_info --explain avg bfloat16 does not name cuda's $form device kernels"; failures=$((failures + 1)); }
-done
 mutation() {   # mutation NAME SECTION...: cuda_cpu under CUDASTUB_MUTATE=NAME must fail
     m=$1
     shift
