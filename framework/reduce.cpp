@@ -375,19 +375,20 @@ namespace {
 // misaligned one (the base serves it), an op undefined on the type, memory
 // a device component claims, a library not (or no longer) initialised
 // (the row's limit is 0 then). Where a component registered a memory kind
-// with a claim hook, the short path asks the hooks first (on_host): a host
+// with a claim hook, every row's align_mask is all ones, so that no call
+// passes it, and the entry points ask the hooks (reduce*_claimable): a host
 // call then costs the hooks' answers, not the general path (issue 13's
 // defect 7: host-only users of a build with the cuda component).
-struct alignas(64) CallRow {
-    opf_count_t limit = 0;              // counts 1 .. limit may take the row; 0: no call does
-    uintptr_t align_mask = 0;           // an address with one of these bits set goes the general way
-    opf_count_t split2 = 0, split3 = 0; // from this count on, the `above` kernel serves (a size tier)
-    opf_kernel2_fn *below2 = nullptr, *above2 = nullptr;
-    opf_kernel3_fn *below3 = nullptr, *above3 = nullptr;
-};
+// The row is opframe.h's opf_call_row_v1_: the header's inline calls read
+// the same table (through opf_call_rows_v1_) before the entry points do.
+using CallRow = opf_call_row_v1_;
+static_assert(sizeof(CallRow) == 64, "a row is one cache line");
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
-constexpr std::size_t kRowsPerOp = std::bit_ceil(std::size_t(OPF_TYPEID_COUNT_));
-CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
+constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
+static_assert(std::bit_ceil(std::size_t(OPF_TYPEID_COUNT_)) == kRowsPerOp, "type ids fill the rows");
+static_assert(OPF_OPID_COUNT == 16, "programs built against opframe.h bound the op id by OPF_OPID_COUNT: a table "
+                                    "with more ops is a new layout (opf_call_rows_v2_), not the same name");
+alignas(64) CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
 
 // The row of a call that may take the short path, or nullptr. `limit` is
 // written last at init (release) and cleared first at finalize: a row read
@@ -492,25 +493,46 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
     });
 }
 
-// A short-path call where claim hooks exist: out of line, so that the path
-// without them saves no registers for the hooks' calls; it takes the
-// caller's arguments only (in registers) and finds the row again.
-[[gnu::noinline]] int reduce2_claimable(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
-                                        opf_op_t op)
+// Where claim hooks exist, the row a host call may take (the rows' own
+// align_mask then passes no call): aligned for the row's type, and no hook
+// claims a buffer.
+const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                             std::initializer_list<const void *> buffers)
 {
-    if (!on_host({inbuf, inoutbuf})) return reduce2_general(inbuf, inoutbuf, count, datatype, op);
-    const CallRow &r = *call_row(op, datatype, count);
-    (count < r.split2 ? r.below2 : r.above2)(inbuf, inoutbuf, count);
-    return OPF_SUCCESS;
+    const CallRow *r = call_row(op, datatype, count);
+    if (!r) return nullptr;
+    uintptr_t addresses = 0;
+    for (const void *p : buffers) {
+        if (!p) return nullptr;
+        addresses |= uintptr_t(p);
+    }
+    const uintptr_t alignment = predefined_types[reinterpret_cast<uintptr_t>(datatype)].alignment;
+    return !misaligned(alignment, addresses) && on_host(buffers) ? r : nullptr;
 }
 
-[[gnu::noinline]] int reduce3_claimable(const void *in1, const void *in2, void *out, opf_count_t count,
-                                        opf_datatype_t datatype, opf_op_t op)
+// Every 2-buffer call its row does not take: the short path past the claim
+// hooks, else the general one. Out of line, so that the entry point saves no
+// registers for either.
+[[gnu::noinline]] int reduce2_off_row(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                                      opf_op_t op)
 {
-    if (!on_host({in1, in2, out})) return reduce3_general(in1, in2, out, count, datatype, op);
-    const CallRow &r = *call_row(op, datatype, count);
-    (count < r.split3 ? r.below3 : r.above3)(in1, in2, out, count);
-    return OPF_SUCCESS;
+    if (have_memory_claims)
+        if (const CallRow *r = claimable_row(op, datatype, count, {inbuf, inoutbuf})) {
+            (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
+            return OPF_SUCCESS;
+        }
+    return reduce2_general(inbuf, inoutbuf, count, datatype, op);
+}
+
+[[gnu::noinline]] int reduce3_off_row(const void *in1, const void *in2, void *out, opf_count_t count,
+                                      opf_datatype_t datatype, opf_op_t op)
+{
+    if (have_memory_claims)
+        if (const CallRow *r = claimable_row(op, datatype, count, {in1, in2, out})) {
+            (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
+            return OPF_SUCCESS;
+        }
+    return reduce3_general(in1, in2, out, count, datatype, op);
 }
 
 } // namespace
@@ -533,7 +555,7 @@ void build_call_rows()
             opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
             take_tiers(s.two, limit, r.below2, r.above2, r.split2);
             take_tiers(s.three, limit, r.below3, r.above3, r.split3);
-            r.align_mask = uintptr_t(t.alignment) - 1;
+            r.align_mask = have_memory_claims ? ~uintptr_t(0) : uintptr_t(t.alignment) - 1;
             if (r.below2 && r.above2 && r.below3 && r.above3) __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
         }
 }
@@ -548,30 +570,32 @@ void clear_call_rows()
 
 using namespace opf;
 
-OPF_API int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
-                             opf_op_t op)
+OPF_API const opf_call_row_v1_ *const opf_call_rows_v1_ = &call_rows[0][0];
+
+// The entry points (in parentheses: opframe.h's inline calls are macros of
+// these names); the row test is the header's, for callers without it.
+OPF_API int(opf_reduce_local)(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
+                              opf_op_t op)
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
         if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf))) [[likely]] {
-            if (have_memory_claims) [[unlikely]] return reduce2_claimable(inbuf, inoutbuf, count, datatype, op);
             (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
-    return reduce2_general(inbuf, inoutbuf, count, datatype, op);
+    return reduce2_off_row(inbuf, inoutbuf, count, datatype, op);
 } catch (...) {
     return fail_exception("opf_reduce_local");
 }
 
-OPF_API int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
-                              opf_datatype_t datatype, opf_op_t op)
+OPF_API int(opf_reduce_local3)(const void *in1, const void *in2, void *out, opf_count_t count,
+                               opf_datatype_t datatype, opf_op_t op)
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
         if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out))) [[likely]] {
-            if (have_memory_claims) [[unlikely]] return reduce3_claimable(in1, in2, out, count, datatype, op);
             (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
             return OPF_SUCCESS;
         }
-    return reduce3_general(in1, in2, out, count, datatype, op);
+    return reduce3_off_row(in1, in2, out, count, datatype, op);
 } catch (...) {
     return fail_exception("opf_reduce_local3");
 }

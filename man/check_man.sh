@@ -42,10 +42,11 @@ done
 # The NAME line of a page: the names it documents.
 names_of() { sed -n '/^\.SH NAME/,/^\.SH/p' "$1" | sed '1d;$d'; }
 
-# 2. Every public function has a page.
+# 2. Every public function has a page (names ending in _ are the headers' own
+#    helpers: opframe.h's inline calls, documented under the calls they serve).
 functions=$(cat "$srcdir/include/opframe/opframe.h" "$srcdir/include/opframe/device.h" \
     "$srcdir/include/opframe/component_device.h" |
-    grep -v "^typedef" | sed -n 's/^[a-z][a-z_ *]*[ *]\(opf_[a-z0-9_]*\)(.*/\1/p' | sort -u)
+    grep -v "^typedef" | sed -n 's/^[a-z][a-z_ *]*[ *]\(opf_[a-z0-9_]*[a-z0-9]\)(.*/\1/p' | sort -u)
 n=0
 for f in $functions; do
     n=$((n + 1))

@@ -8,6 +8,9 @@
 #error "introspect.h or device.h includes component.h"
 #endif
 #include <opframe/component.h>
+#ifndef OPF_INLINE_CALLS
+#error "opframe.h gives C99 with GCC or Clang inline calls"
+#endif
 #include <stdio.h>
 
 static const opf_op_t ops[] = { OPF_SUM, OPF_MAXLOC, OPF_OP_NULL };

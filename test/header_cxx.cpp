@@ -1,8 +1,11 @@
-// The same headers compiled as C++ with -pedantic -Werror.
+// The same headers compiled as C++ with -pedantic -Werror (the inline calls too).
 #include <opframe/opframe.h>
 #include <opframe/component.h>
 #include <opframe/introspect.h>
 #include <opframe/device.h>
+#ifndef OPF_INLINE_CALLS
+#error "opframe.h gives C++ with GCC or Clang inline calls"
+#endif
 
 extern "C" int header_cxx_check(void)
 {

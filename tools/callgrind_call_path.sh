@@ -73,7 +73,9 @@ int main(int argc, char **argv)
     return rc || opf_finalize() ? 1 : 0;
 }
 EOF
-$CC -O2 -I"$src/include" -I"$top/include" -o "$T/loop" "$T/loop.c" -L"$top/.libs" -lopframe \
+# The entry points themselves (OPF_NO_INLINE_CALLS): opframe.h's inline calls
+# would reach the kernel from main, where --toggle-collect cannot see them.
+$CC -O2 -DOPF_NO_INLINE_CALLS -I"$src/include" -I"$top/include" -o "$T/loop" "$T/loop.c" -L"$top/.libs" -lopframe \
     -Wl,-rpath,"$top/.libs"
 
 components=""

@@ -205,6 +205,75 @@ int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count,
 int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t count,
                       opf_datatype_t datatype, opf_op_t op);
 
+/* ---- the inline short path ---------------------------------------------------
+ * With GCC or Clang, C99 or C++, the two calls above are inline: a predefined
+ * op on a predefined type, count >= 1, non-NULL buffers aligned for the type,
+ * in host memory, calls the selected kernel directly from the caller's code
+ * through the library's table of such calls (one row per op and type, filled
+ * at opf_init); every other call (an error included) goes to the library's
+ * entry point, which checks it and says why. The results, errors and
+ * messages are the same either way. What it saves is the call into the
+ * shared library before the kernel: 2.3 ns per call on a 2.4 GHz AMD EPYC
+ * (Zen 3), against 0.3 ns for the inline checks (docs/performance.md).
+ * Define OPF_NO_INLINE_CALLS before including this header to call the entry
+ * points alone; `(opf_reduce_local)(...)` and `&opf_reduce_local` name them
+ * too. The row's layout is not an interface of its own: a program built
+ * against it refers to opf_call_rows_v1_, and a library with another layout
+ * exports another name (the program then fails to load, never misreads). */
+struct opf_call_row_v1_ {
+    opf_count_t limit;          /* counts 1 .. limit may take the row; 0: none (read with acquire: written last) */
+    uintptr_t align_mask;       /* a buffer address with one of these bits set goes to the entry point */
+    opf_count_t split2, split3; /* from this count on, the `above` kernel serves */
+    void (*below2)(const void *, void *, opf_count_t), (*above2)(const void *, void *, opf_count_t);
+    void (*below3)(const void *, const void *, void *, opf_count_t),
+        (*above3)(const void *, const void *, void *, opf_count_t);
+};
+#define OPF_CALL_ROWS_PER_OP_ 64   /* [op id - 1][type id]: type ids below 64 */
+extern const struct opf_call_row_v1_ *const opf_call_rows_v1_;
+#if !defined(OPF_NO_INLINE_CALLS) && defined(__GNUC__) && \
+    (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
+#define OPF_INLINE_CALLS 1
+#ifdef __cplusplus
+#define OPF_ADDRESS_(p) reinterpret_cast<uintptr_t>(p)
+#else
+#define OPF_ADDRESS_(p) ((uintptr_t)(p))
+#endif
+/* The row a call may take, or NULL. */
+static inline const struct opf_call_row_v1_ *opf_call_row_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+{
+    const uintptr_t o = OPF_ADDRESS_(op) - 1, d = OPF_ADDRESS_(datatype);
+    const struct opf_call_row_v1_ *row;
+    if (o >= OPF_OPID_COUNT - 1 || d >= OPF_CALL_ROWS_PER_OP_) return 0;
+    row = opf_call_rows_v1_ + (o * OPF_CALL_ROWS_PER_OP_ + d);
+    return count >= 1 && count <= __atomic_load_n(&row->limit, __ATOMIC_ACQUIRE) ? row : 0;
+}
+static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, opf_count_t count,
+                                           opf_datatype_t datatype, opf_op_t op)
+{
+    const struct opf_call_row_v1_ *row = opf_call_row_(op, datatype, count);
+    if (row && inbuf && inoutbuf && !((OPF_ADDRESS_(inbuf) | OPF_ADDRESS_(inoutbuf)) & row->align_mask)) {
+        (count < row->split2 ? row->below2 : row->above2)(inbuf, inoutbuf, count);
+        return OPF_SUCCESS;
+    }
+    return (opf_reduce_local)(inbuf, inoutbuf, count, datatype, op);
+}
+static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, void *out, opf_count_t count,
+                                            opf_datatype_t datatype, opf_op_t op)
+{
+    const struct opf_call_row_v1_ *row = opf_call_row_(op, datatype, count);
+    if (row && in1 && in2 && out &&
+        !((OPF_ADDRESS_(in1) | OPF_ADDRESS_(in2) | OPF_ADDRESS_(out)) & row->align_mask)) {
+        (count < row->split3 ? row->below3 : row->above3)(in1, in2, out, count);
+        return OPF_SUCCESS;
+    }
+    return (opf_reduce_local3)(in1, in2, out, count, datatype, op);
+}
+#define opf_reduce_local(inbuf, inoutbuf, count, datatype, op) \
+    opf_reduce_local_inline_(inbuf, inoutbuf, count, datatype, op)
+#define opf_reduce_local3(in1, in2, out, count, datatype, op) \
+    opf_reduce_local3_inline_(in1, in2, out, count, datatype, op)
+#endif
+
 /* ---- n-ary reductions ----------------------------------------------------- */
 /* dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[nsrc-1][i], evaluated left
  * to right (((srcs[0] op srcs[1]) op srcs[2]) ...): bit for bit the chain

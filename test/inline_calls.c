@@ -1,0 +1,197 @@
+/* inline_calls.c — opframe.h's inline opf_reduce_local / opf_reduce_local3
+ * against the library's entry points, called by name in parentheses:
+ *   - the same return code, the same bytes written (guards included) and the
+ *     same opf_last_error() text on every case: success, count 0, negative
+ *     and overflowing counts, NULL and misaligned buffers, invalid ops and
+ *     types, an op undefined on the type, a user op, a derived type, before
+ *     opf_init and after opf_finalize;
+ *   - the table the inline calls read: each row of a predefined op on a
+ *     basic type holds, for counts 1 .. limit, the very kernel the
+ *     selection reports for that count (opf_slot_provider, opf_slot_kernels),
+ *     so that the inline call runs what the entry point would;
+ *   - with a claiming memory kind loaded (OPF_TEST_EXPECT_CLAIMS=1, set by
+ *     test/cuda_component.sh with the CUDA stand-in), no row passes a call:
+ *     every call reaches the entry point, which asks the claim hooks. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opframe/device.h>
+#include <opframe/introspect.h>
+#include <opframe/kernel.h>
+#include "check.h"
+
+#ifndef OPF_INLINE_CALLS
+#error "opframe.h gives C99 with GCC or Clang inline calls"
+#endif
+
+enum { N = 40, GUARD = 16 };
+typedef unsigned char byte;
+
+/* One case: both calls on identical copies of the buffers. */
+struct call {
+    const char *what;
+    opf_op_t op;
+    opf_datatype_t type;
+    opf_count_t count;
+    int offset;        /* bytes past the buffers' 64-byte alignment */
+    int null_in;       /* pass NULL for in / in1 */
+};
+
+#define BUFFER(name) static byte name[N * 16 + 2 * GUARD] __attribute__((aligned(64)))
+BUFFER(in_a); BUFFER(io_a); BUFFER(out_a);
+BUFFER(in_b); BUFFER(io_b); BUFFER(out_b);
+
+static void fill(byte *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; ++i) p[i] = (byte)(seed * 131u + i * 29u + (i >> 3));
+}
+
+static void user_fn(void *in, void *inout, int *len, opf_datatype_t *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; ++i) ((int *)inout)[i] += 3 * ((int *)in)[i];
+}
+
+/* Runs `c` 2- and 3-buffer, inline and through the entry point; compares. */
+static void compare(const struct call *c)
+{
+    for (int three = 0; three <= 1; ++three) {
+        char err_a[OPF_MAX_ERROR_STRING], err_b[OPF_MAX_ERROR_STRING];
+        int rc_a, rc_b;
+        fill(in_a, sizeof in_a, 1), fill(io_a, sizeof io_a, 2), fill(out_a, sizeof out_a, 3);
+        memcpy(in_b, in_a, sizeof in_a), memcpy(io_b, io_a, sizeof io_a), memcpy(out_b, out_a, sizeof out_a);
+        const void *ia = c->null_in ? NULL : in_a + c->offset, *ib = c->null_in ? NULL : in_b + c->offset;
+        opf_reduce_local(NULL, NULL, -1, OPF_FLOAT, OPF_SUM);   /* leaves a known previous error */
+        if (three) rc_a = opf_reduce_local3(ia, io_a + c->offset, out_a + c->offset, c->count, c->type, c->op);
+        else rc_a = opf_reduce_local(ia, io_a + c->offset, c->count, c->type, c->op);
+        snprintf(err_a, sizeof err_a, "%s", opf_last_error());
+        (opf_reduce_local)(NULL, NULL, -1, OPF_FLOAT, OPF_SUM);
+        if (three) rc_b = (opf_reduce_local3)(ib, io_b + c->offset, out_b + c->offset, c->count, c->type, c->op);
+        else rc_b = (opf_reduce_local)(ib, io_b + c->offset, c->count, c->type, c->op);
+        snprintf(err_b, sizeof err_b, "%s", opf_last_error());
+        CHECK(rc_a == rc_b, "%s, %d-buffer: inline %d, entry point %d", c->what, three + 2, rc_a, rc_b);
+        CHECK(!strcmp(err_a, err_b), "%s, %d-buffer: inline says \"%s\", entry point \"%s\"", c->what, three + 2,
+              err_a, err_b);
+        CHECK(!memcmp(in_a, in_b, sizeof in_a) && !memcmp(io_a, io_b, sizeof io_a) &&
+                  !memcmp(out_a, out_b, sizeof out_a),
+              "%s, %d-buffer: the inline call wrote other bytes than the entry point", c->what, three + 2);
+    }
+}
+
+/* Each row of the table against the selection, at counts around its tiers. */
+static void check_rows(int expect_claims)
+{
+    int rows = 0;
+    for (int op = 1; op < OPF_OPID_COUNT; ++op)
+        for (int id = 1; id < OPF_TYPEID_COUNT_; ++id) {
+            const struct opf_call_row_v1_ *r = &opf_call_rows_v1_[(op - 1) * OPF_CALL_ROWS_PER_OP_ + id];
+            const opf_datatype_t type = (opf_datatype_t)(uintptr_t)id;
+            int kt = -1, valid = 0;
+            opf_type_kernel_type(type, &kt);
+            opf_op_valid_for_type((opf_op_t)(uintptr_t)op, type, &valid);
+            const opf_count_t limit = __atomic_load_n(&r->limit, __ATOMIC_ACQUIRE);
+            if (!limit) continue;
+            ++rows;
+            CHECK(valid && kt >= 0, "row %s %s is open for an (op, type) the library refuses",
+                  opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
+            if (!valid || kt < 0) continue;
+            if (expect_claims)
+                CHECK(r->align_mask == ~(uintptr_t)0, "row %s %s passes calls while a claim hook is loaded",
+                      opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
+            const opf_count_t counts[] = { 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 100, 1000, 4096, 65536, 1 << 20,
+                                           r->split2 - 1, r->split2, r->split3 - 1, r->split3, limit };
+            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
+                const opf_count_t n = counts[i];
+                if (n < 1 || n > limit) continue;
+                for (int nbuf = 2; nbuf <= 3; ++nbuf) {
+                    const char *provider = opf_slot_provider(op, kt, nbuf, n);
+                    opf_kernel2_fn *fn2 = NULL;
+                    opf_kernel3_fn *fn3 = NULL;
+                    CHECK(provider && opf_slot_kernels(op, kt, provider, n, &fn2, &fn3) == OPF_SUCCESS,
+                          "no provider for %s %s at %lld", opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type),
+                          (long long)n);
+                    const int same = nbuf == 2 ? (n < r->split2 ? r->below2 : r->above2) == fn2
+                                               : (n < r->split3 ? r->below3 : r->above3) == fn3;
+                    CHECK(same, "%s %s, %d-buffer, count %lld: the row's kernel is not %s's, which the selection names",
+                          opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type), nbuf, (long long)n,
+                          provider ? provider : "?");
+                }
+            }
+        }
+    CHECK(rows > 100, "only %d rows open after opf_init", rows);
+}
+
+int main(void)
+{
+    const int expect_claims = getenv("OPF_TEST_EXPECT_CLAIMS") && !strcmp(getenv("OPF_TEST_EXPECT_CLAIMS"), "1");
+    /* Before opf_init the rows are closed: the inline call initialises through the entry point. */
+    CHECK(__atomic_load_n(&opf_call_rows_v1_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+                          __ATOMIC_ACQUIRE) == 0, "a row is open before opf_init");
+    {
+        float a[3] = { 1, 2, 3 }, b[3] = { 10, 20, 30 };
+        CHECK_RC(opf_reduce_local(a, b, 3, OPF_FLOAT, OPF_SUM), OPF_SUCCESS);
+        CHECK(b[0] == 11 && b[1] == 22 && b[2] == 33, "the first (lazily initialising) call computed %g %g %g",
+              b[0], b[1], b[2]);
+    }
+    if (expect_claims) {
+        int kind = 0;
+        CHECK_RC(opf_memory_kind_lookup("cuda", &kind), OPF_SUCCESS);   /* the claiming component is there */
+    }
+    check_rows(expect_claims);
+
+    opf_op_t user = OPF_OP_NULL;
+    CHECK_RC(opf_op_create(user_fn, 1, &user), OPF_SUCCESS);
+    opf_datatype_t vec = OPF_DATATYPE_NULL, uncommitted = OPF_DATATYPE_NULL;
+    CHECK_RC(opf_type_vector(3, 1, 2, OPF_INT, &vec), OPF_SUCCESS);
+    CHECK_RC(opf_type_commit(&vec), OPF_SUCCESS);
+    CHECK_RC(opf_type_contiguous(2, OPF_INT, &uncommitted), OPF_SUCCESS);
+    opf_op_t freed = OPF_OP_NULL;
+    CHECK_RC(opf_op_create(user_fn, 1, &freed), OPF_SUCCESS);
+    const opf_op_t freed_handle = freed;
+    CHECK_RC(opf_op_free(&freed), OPF_SUCCESS);
+
+    const struct call calls[] = {
+        { "SUM FLOAT 40", OPF_SUM, OPF_FLOAT, N, 0, 0 },
+        { "SUM FLOAT 1", OPF_SUM, OPF_FLOAT, 1, 0, 0 },
+        { "MAX DOUBLE 40", OPF_MAX, OPF_DOUBLE, N, 0, 0 },
+        { "BXOR UINT8 40, 1 byte off", OPF_BXOR, OPF_UINT8_T, N, 1, 0 },
+        { "SUM FLOAT 40, 4 bytes off", OPF_SUM, OPF_FLOAT, N, 4, 0 },
+        { "SUM DOUBLE 40, 4 bytes off (misaligned: the base)", OPF_SUM, OPF_DOUBLE, N, 4, 0 },
+        { "MAXLOC FLOAT_INT 20", OPF_MAXLOC, OPF_FLOAT_INT, 20, 0, 0 },
+        { "AVG FLOAT 40", OPF_AVG, OPF_FLOAT, N, 0, 0 },
+        { "SUM FLOAT count 0", OPF_SUM, OPF_FLOAT, 0, 0, 0 },
+        { "SUM FLOAT count -1", OPF_SUM, OPF_FLOAT, -1, 0, 0 },
+        { "SUM FLOAT count INT64_MAX", OPF_SUM, OPF_FLOAT, INT64_MAX, 0, 0 },
+        { "SUM FLOAT NULL in", OPF_SUM, OPF_FLOAT, N, 0, 1 },
+        { "SUM FLOAT NULL in, count 0", OPF_SUM, OPF_FLOAT, 0, 0, 1 },
+        { "BAND FLOAT (undefined)", OPF_BAND, OPF_FLOAT, N, 0, 0 },
+        { "OP_NULL", OPF_OP_NULL, OPF_FLOAT, N, 0, 0 },
+        { "op 999", (opf_op_t)(uintptr_t)999, OPF_FLOAT, N, 0, 0 },
+        { "DATATYPE_NULL", OPF_SUM, OPF_DATATYPE_NULL, N, 0, 0 },
+        { "type 63", OPF_SUM, (opf_datatype_t)(uintptr_t)63, N, 0, 0 },
+        { "user op on INT", user, OPF_INT, N, 0, 0 },
+        { "freed op", freed_handle, OPF_INT, N, 0, 0 },
+        { "SUM on a vector of INT", OPF_SUM, vec, 5, 0, 0 },
+        { "SUM on an uncommitted type", OPF_SUM, uncommitted, 5, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; ++i) compare(&calls[i]);
+
+    CHECK_RC(opf_op_free(&user), OPF_SUCCESS);
+    CHECK_RC(opf_type_free(&vec), OPF_SUCCESS);
+    CHECK_RC(opf_type_free(&uncommitted), OPF_SUCCESS);
+
+    /* After opf_finalize the rows are closed again; a call initialises anew. */
+    CHECK_RC(opf_finalize(), OPF_SUCCESS);
+    CHECK(__atomic_load_n(&opf_call_rows_v1_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+                          __ATOMIC_ACQUIRE) == 0, "a row is still open after opf_finalize");
+    {
+        double a[2] = { 1, -0.0 }, b[2] = { 2, 0.0 };
+        CHECK_RC(opf_reduce_local3(a, b, b, 2, OPF_DOUBLE, OPF_MIN), OPF_SUCCESS);
+        uint64_t bits;
+        memcpy(&bits, &b[1], sizeof bits);
+        CHECK(b[0] == 1 && b[1] == 0 && bits >> 63 == 1, "MIN after re-initialisation: %g %g", b[0], b[1]);
+    }
+    opf_finalize();
+    return check_summary("inline_calls");
+}
