@@ -50,7 +50,7 @@ static void fill(byte *p, size_t n, unsigned seed)
 static void user_fn(void *in, void *inout, int *len, opf_datatype_t *type)
 {
     (void)type;
-    for (int i = 0; i < *len; ++i) ((int *)inout)[i] += 3 * ((int *)in)[i];
+    for (int i = 0; i < *len; ++i) ((unsigned *)inout)[i] += 3u * ((unsigned *)in)[i];   /* wrapping */
 }
 
 /* Runs `c` 2- and 3-buffer, inline and through the entry point; compares. */
