@@ -5,6 +5,7 @@
 //
 //   bytes                      register width in bytes
 //   granule                    masked tails come in multiples of this many bytes
+//   slow_masked_stores         (optional) true: heads and tails as overlapping whole registers
 //   load_partial, store_partial, widen_half, narrow_half
 //   offers<Op, T>              false where the kernel was measured not to beat the base
 //   Family<Op, T>::type        (optional) its own family for a slot, void for simd.h's
