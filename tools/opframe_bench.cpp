@@ -25,7 +25,7 @@
 // inputs 256 bytes at a time and stores plainly or non-temporally (roofline_n_ns) (the GB/s column counts that for every row but chain3, whose
 // traffic is 3 (K - 1) * bytes; "vs chain" is chain3's time / this time).
 //
-// Every figure is the median of --samples timed samples. GB/s counts 3 * bytes per call for both
+// Every figure is the median of --samples timed samples, the contenders of a row interleaved. GB/s counts 3 * bytes per call for both
 // forms (read two buffers, write one). "vs ompi" is ompi's time / this time (> 1: faster than Open
 // MPI); "of ref" is memref's time / this time (1.0: as fast as the roofline). The summary at the end
 // gives, per buffers x op x type and provider, the worst of both ratios over all sizes and where.
@@ -95,28 +95,42 @@ std::vector<std::string> split(const std::string &list)
     return out;
 }
 
-// Median nanoseconds of one call of `fn`; each sample runs long enough
-// (~1 ms, at least one call) to dwarf the clock's resolution.
-double median_ns(const std::function<void()> &fn, int samples)
+// Median nanoseconds of one call of each of `fns`. Each sample runs long
+// enough (~1 ms, at least one call) to dwarf the clock's resolution, and the
+// samples are interleaved, one of each function in turn, so that a change in
+// the machine's speed (a shared VM, another process, the clock) falls on all
+// the functions of a comparison alike instead of on whichever ran then.
+std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns, int samples)
 {
-    fn();   // warm caches and lazy initialisation
-    long iters = 1;
-    for (;;) {
-        const auto t0 = Clock::now();
-        for (long i = 0; i < iters; ++i) fn();
-        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-        if (ns > 1e6 || iters > (1L << 30)) break;
-        iters *= 2;
+    std::vector<long> iters;
+    for (const auto &fn : fns) {
+        fn();   // warm caches and lazy initialisation
+        long n = 1;
+        for (;;) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < n; ++i) fn();
+            const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+            if (ns > 1e6 || n > (1L << 30)) break;
+            n *= 2;
+        }
+        iters.push_back(n);
     }
-    std::vector<double> per_call;
-    for (int s = 0; s < samples; ++s) {
-        const auto t0 = Clock::now();
-        for (long i = 0; i < iters; ++i) fn();
-        per_call.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters));
+    std::vector<std::vector<double>> per_call(fns.size());
+    for (int s = 0; s < samples; ++s)
+        for (std::size_t k = 0; k < fns.size(); ++k) {
+            const auto t0 = Clock::now();
+            for (long i = 0; i < iters[k]; ++i) fns[k]();
+            per_call[k].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters[k]));
+        }
+    std::vector<double> medians;
+    for (auto &v : per_call) {
+        std::nth_element(v.begin(), v.begin() + samples / 2, v.end());
+        medians.push_back(v[std::size_t(samples / 2)]);
     }
-    std::nth_element(per_call.begin(), per_call.begin() + samples / 2, per_call.end());
-    return per_call[samples / 2];
+    return medians;
 }
+
+double median_ns(const std::function<void()> &fn, int samples) { return medians_ns({fn}, samples)[0]; }
 
 // The memory reference: what the compiler makes of the simplest loop with
 // every ISA this CPU has (target_clones: one copy per ISA, chosen by an ifunc
@@ -681,22 +695,30 @@ int main(int argc, char **argv)
                     fill_ones(in, kt);
                     fill_ones(inout, kt);
                     fill_ones(out, kt);
-                    auto add = [&](const std::string &provider, const std::function<void()> &fn) {
-                        rows.push_back({op_name, type_name, provider, nbuf, align, n_bytes, count, median_ns(fn, o.samples)});
+                    // The cell's contenders, timed together (interleaved) once all are known.
+                    std::vector<std::string> names;
+                    std::vector<std::function<void()>> fns;
+                    auto add = [&](const std::string &provider, std::function<void()> fn) {
+                        names.push_back(provider);
+                        fns.push_back(std::move(fn));
                     };
                     for (const std::string &p : providers) {
                         if (p == "opframe") {
                             if (three)
-                                add(p, [&] { opf_reduce_local3(in.data(), inout.data(), out.data(), count, type, op); });
+                                add(p, [a = in.data(), b = inout.data(), o = out.data(), count, type, op] {
+                                    opf_reduce_local3(a, b, o, count, type, op);
+                                });
                             else
-                                add(p, [&] { opf_reduce_local(in.data(), inout.data(), count, type, op); });
+                                add(p, [a = in.data(), b = inout.data(), count, type, op] {
+                                    opf_reduce_local(a, b, count, type, op);
+                                });
                             continue;
                         }
                         opf_kernel2_fn *fn2 = nullptr;
                         opf_kernel3_fn *fn3 = nullptr;
                         if (opf_slot_kernels(op_id, kt, p.c_str(), count, &fn2, &fn3) != OPF_SUCCESS) continue;
-                        if (three && fn3) add(p, [&] { fn3(in.data(), inout.data(), out.data(), count); });
-                        if (!three && fn2) add(p, [&] { fn2(in.data(), inout.data(), count); });
+                        if (three && fn3) add(p, [a = in.data(), b = inout.data(), o = out.data(), count, fn3] { fn3(a, b, o, count); });
+                        if (!three && fn2) add(p, [a = in.data(), b = inout.data(), count, fn2] { fn2(a, b, count); });
                     }
 #ifdef OPF_HAVE_OMPI
                     if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count > 0x7fffffff)
@@ -723,6 +745,9 @@ int main(int argc, char **argv)
                         add("memref", [&] { reference_add3(fa, fb, fc, long(floats)); });
                     else
                         add("memref", [&] { reference_add(fa, fb, long(floats)); });
+                    const std::vector<double> ns = medians_ns(fns, o.samples);
+                    for (std::size_t k = 0; k < fns.size(); ++k)
+                        rows.push_back({op_name, type_name, names[k], nbuf, align, n_bytes, count, ns[k]});
                 }
         }
     progress(total, total);
