@@ -1,13 +1,14 @@
 // bench_call.cpp — what a small call costs on top of its kernel: the selected
 // kernel called directly through a pointer, opframe.h's inline call, and the
 // library's entry point (OPF_NO_INLINE_CALLS, dlsym, other languages), in one
-// run, medians of 9 samples of 2^21 calls each, 2- and 3-buffer SUM FLOAT on
-// 64-byte-aligned buffers. Built by make check (never run by it):
+// run, medians of 9 interleaved samples of 2^21 calls each, 2- and 3-buffer
+// SUM FLOAT on 64-byte-aligned buffers. Built by make check (never run by it):
 //
 //   OPF_MCA_mca_component_path=components/simd/.libs test/bench_call 16 32 64
 //
 // Each argument is a count of floats (default 16 32 64: 64-256 bytes).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -19,17 +20,30 @@
 
 namespace {
 
-template <class F> double median_ns(F call)
+// Median ns per call of each of the three, their samples interleaved (one of
+// each in turn, each after one untimed call), so that a change in the
+// machine's speed falls on all three alike. Templates, not std::function:
+// the loop around each call is as a caller's would be.
+template <class... F> std::array<double, sizeof...(F)> medians_ns(F... calls)
 {
-    constexpr long calls = 1L << 21;
-    std::vector<double> ns;
-    for (int s = 0; s < 9; ++s) {
+    constexpr long n = 1L << 21;
+    std::array<std::vector<double>, sizeof...(F)> ns;
+    auto sample = [](auto call) {
+        call();
         const auto t0 = std::chrono::steady_clock::now();
-        for (long i = 0; i < calls; ++i) call();
-        ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls);
+        for (long i = 0; i < n; ++i) call();
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / n;
+    };
+    for (int s = 0; s < 9; ++s) {
+        std::size_t k = 0;
+        ((ns[k++].push_back(sample(calls))), ...);
     }
-    std::nth_element(ns.begin(), ns.begin() + 4, ns.end());
-    return ns[4];
+    std::array<double, sizeof...(F)> medians{};
+    for (std::size_t k = 0; k < ns.size(); ++k) {
+        std::nth_element(ns[k].begin(), ns[k].begin() + 4, ns[k].end());
+        medians[k] = ns[k][4];
+    }
+    return medians;
 }
 
 } // namespace
@@ -58,12 +72,12 @@ int main(int argc, char **argv)
             return 1;
         opf_kernel2_fn *volatile direct2 = fn2;   // called through a pointer, as the library calls it
         opf_kernel3_fn *volatile direct3 = fn3;
-        std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p2, "2-buf", median_ns([&] { direct2(a, b, n); }),
-                    median_ns([&] { opf_reduce_local(a, b, n, OPF_FLOAT, OPF_SUM); }),
-                    median_ns([&] { (opf_reduce_local)(a, b, n, OPF_FLOAT, OPF_SUM); }));
-        std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p3, "3-buf", median_ns([&] { direct3(a, b, c, n); }),
-                    median_ns([&] { opf_reduce_local3(a, b, c, n, OPF_FLOAT, OPF_SUM); }),
-                    median_ns([&] { (opf_reduce_local3)(a, b, c, n, OPF_FLOAT, OPF_SUM); }));
+        const auto t2 = medians_ns([&] { direct2(a, b, n); }, [&] { opf_reduce_local(a, b, n, OPF_FLOAT, OPF_SUM); },
+                                   [&] { (opf_reduce_local)(a, b, n, OPF_FLOAT, OPF_SUM); });
+        std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p2, "2-buf", t2[0], t2[1], t2[2]);
+        const auto t3 = medians_ns([&] { direct3(a, b, c, n); }, [&] { opf_reduce_local3(a, b, c, n, OPF_FLOAT, OPF_SUM); },
+                                   [&] { (opf_reduce_local3)(a, b, c, n, OPF_FLOAT, OPF_SUM); });
+        std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p3, "3-buf", t3[0], t3[1], t3[2]);
     }
     std::printf("(ns per call, median of 9 samples of 2^21 calls; SUM FLOAT, 64-byte-aligned buffers)\n");
     std::free(a), std::free(b), std::free(c);

@@ -50,6 +50,7 @@
 #include <opframe/opframe.h>
 
 #include "config.h"
+#include "tools/timing.h"
 
 #ifdef OPF_HAVE_OMPI
 #define OMPI_SKIP_MPICXX 1   // the C API is all the comparison needs
@@ -58,7 +59,7 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+namespace timing = opf::timing;
 
 struct Options {
     std::vector<std::string> ops = {"SUM"}, types = {"FLOAT"}, providers;   // providers empty: all
@@ -95,41 +96,11 @@ std::vector<std::string> split(const std::string &list)
     return out;
 }
 
-// Median nanoseconds of one call of each of `fns`. Each sample runs long
-// enough (~1 ms, at least one call) to dwarf the clock's resolution, and the
-// samples are interleaved, one of each function in turn, so that a change in
-// the machine's speed (a shared VM, another process, the clock) falls on all
-// the functions of a comparison alike instead of on whichever ran then.
+// Samples of about a millisecond (timing.h).
 std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns, int samples)
 {
-    std::vector<long> iters;
-    for (const auto &fn : fns) {
-        fn();   // warm caches and lazy initialisation
-        long n = 1;
-        for (;;) {
-            const auto t0 = Clock::now();
-            for (long i = 0; i < n; ++i) fn();
-            const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-            if (ns > 1e6 || n > (1L << 30)) break;
-            n *= 2;
-        }
-        iters.push_back(n);
-    }
-    std::vector<std::vector<double>> per_call(fns.size());
-    for (int s = 0; s < samples; ++s)
-        for (std::size_t k = 0; k < fns.size(); ++k) {
-            const auto t0 = Clock::now();
-            for (long i = 0; i < iters[k]; ++i) fns[k]();
-            per_call[k].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters[k]));
-        }
-    std::vector<double> medians;
-    for (auto &v : per_call) {
-        std::nth_element(v.begin(), v.begin() + samples / 2, v.end());
-        medians.push_back(v[std::size_t(samples / 2)]);
-    }
-    return medians;
+    return timing::medians_ns(fns, samples, 1e6);
 }
-
 double median_ns(const std::function<void()> &fn, int samples) { return medians_ns({fn}, samples)[0]; }
 
 // The memory reference: what the compiler makes of the simplest loop with
@@ -695,7 +666,8 @@ int main(int argc, char **argv)
                     fill_ones(in, kt);
                     fill_ones(inout, kt);
                     fill_ones(out, kt);
-                    // The cell's contenders, timed together (interleaved) once all are known.
+                    // The cell's contenders (the library, each provider, Open MPI), timed
+                    // together (interleaved) once all are known, on the same buffers.
                     std::vector<std::string> names;
                     std::vector<std::function<void()>> fns;
                     auto add = [&](const std::string &provider, std::function<void()> fn) {
@@ -741,13 +713,14 @@ int main(int argc, char **argv)
                     fill_ones(rc, OPF_KT_FLOAT);
                     auto fa = reinterpret_cast<float *>(ra.data()), fb = reinterpret_cast<float *>(rb.data()),
                          fc = reinterpret_cast<float *>(rc.data());
-                    if (three)
-                        add("memref", [&] { reference_add3(fa, fb, fc, long(floats)); });
-                    else
-                        add("memref", [&] { reference_add(fa, fb, long(floats)); });
                     const std::vector<double> ns = medians_ns(fns, o.samples);
                     for (std::size_t k = 0; k < fns.size(); ++k)
                         rows.push_back({op_name, type_name, names[k], nbuf, align, n_bytes, count, ns[k]});
+                    // The roofline on its own, after them: interleaved, its buffers
+                    // evicted theirs (from 4 MiB the one timed after it ran up to 4x slower).
+                    const double ref = three ? median_ns([&] { reference_add3(fa, fb, fc, long(floats)); }, o.samples)
+                                             : median_ns([&] { reference_add(fa, fb, long(floats)); }, o.samples);
+                    rows.push_back({op_name, type_name, "memref", nbuf, align, n_bytes, count, ref});
                 }
         }
     progress(total, total);

@@ -51,10 +51,12 @@
 #include <opframe/opframe.h>
 
 #include "config.h"
+#include "tools/timing.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using opf::timing::Clock;
+namespace timing = opf::timing;
 
 struct Mode {
     bool quick = false, verbose = false;
@@ -63,58 +65,12 @@ struct Mode {
 };
 Mode mode;
 
-// Median nanoseconds of one call of `fn` (as opframe_bench, shorter samples).
-double median_ns(const std::function<void()> &fn)
-{
-    fn();
-    long iters = 1;
-    for (;;) {
-        const auto t0 = Clock::now();
-        for (long i = 0; i < iters; ++i) fn();
-        const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-        if (ns > mode.sample_ns || iters > (1L << 28)) break;
-        iters *= 2;
-    }
-    std::vector<double> per_call;
-    for (int s = 0; s < mode.samples; ++s) {
-        const auto t0 = Clock::now();
-        for (long i = 0; i < iters; ++i) fn();
-        per_call.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters));
-    }
-    std::nth_element(per_call.begin(), per_call.begin() + mode.samples / 2, per_call.end());
-    return per_call[mode.samples / 2];
-}
-
-// The median ns of one call of each of `fns`, their samples interleaved
-// (one of each in turn), so that a burst of load on a shared machine falls
-// on all of them alike instead of on whichever ran then.
+// The median ns of one call of each of `fns` (timing.h), samples of mode.sample_ns.
 std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns)
 {
-    std::vector<long> iters(fns.size(), 1);
-    for (std::size_t k = 0; k < fns.size(); ++k) {
-        fns[k]();
-        for (;;) {
-            const auto t0 = Clock::now();
-            for (long i = 0; i < iters[k]; ++i) fns[k]();
-            const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-            if (ns > mode.sample_ns || iters[k] > (1L << 28)) break;
-            iters[k] *= 2;
-        }
-    }
-    std::vector<std::vector<double>> per_call(fns.size());
-    for (int s = 0; s < mode.samples; ++s)
-        for (std::size_t k = 0; k < fns.size(); ++k) {
-            const auto t0 = Clock::now();
-            for (long i = 0; i < iters[k]; ++i) fns[k]();
-            per_call[k].push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / double(iters[k]));
-        }
-    std::vector<double> out;
-    for (auto &v : per_call) {
-        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-        out.push_back(v[v.size() / 2]);
-    }
-    return out;
+    return timing::medians_ns(fns, mode.samples, mode.sample_ns);
 }
+double median_ns(const std::function<void()> &fn) { return medians_ns({fn})[0]; }
 
 // Three zeroed 64-byte aligned buffers: zero is a normal value of every
 // kernel type (no denormal, NaN or overflow slows a kernel down).
