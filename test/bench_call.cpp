@@ -2,9 +2,10 @@
 // kernel called directly through a pointer, opframe.h's inline call, and the
 // library's entry point (OPF_NO_INLINE_CALLS, dlsym, other languages), in one
 // run, medians of 9 interleaved samples of 2^21 calls each, 2- and 3-buffer
-// SUM FLOAT on 64-byte-aligned buffers. Built by make check (never run by it):
+// SUM FLOAT on 64-byte-aligned buffers. Built by hand (a benchmark, not a test):
 //
-//   OPF_MCA_mca_component_path=components/simd/.libs test/bench_call 16 32 64
+//   g++ -std=c++20 -O2 -I include test/bench_call.cpp -o /tmp/bench_call .libs/libopframe.so
+//   OPF_MCA_mca_component_path=components/simd/.libs /tmp/bench_call 16 32 64
 //
 // Each argument is a count of floats (default 16 32 64: 64-256 bytes).
 #include <algorithm>
