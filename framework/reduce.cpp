@@ -376,7 +376,7 @@ namespace {
 // a device component claims, a library not (or no longer) initialised
 // (the row's limit is 0 then). Where a component registered a memory kind
 // with a claim hook, every row's align_mask is all ones, so that no call
-// passes it, and the entry points ask the hooks (reduce*_claimable): a host
+// passes it, and the entry points ask the hooks (reduce*_off_row): a host
 // call then costs the hooks' answers, not the general path (issue 13's
 // defect 7: host-only users of a build with the cuda component).
 // The row is opframe.h's opf_call_row_v1_: the header's inline calls read
@@ -495,12 +495,14 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
 
 // Where claim hooks exist, the row a host call may take (the rows' own
 // align_mask then passes no call): aligned for the row's type, and no hook
-// claims a buffer.
+// claims a buffer. The row first: its limit, read with acquire, is what
+// orders have_memory_claims (written at init) before the read of it (a call
+// racing the lazy init finds no row and reads nothing else).
 const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
                              std::initializer_list<const void *> buffers)
 {
     const CallRow *r = call_row(op, datatype, count);
-    if (!r) return nullptr;
+    if (!r || !have_memory_claims) return nullptr;
     uintptr_t addresses = 0;
     for (const void *p : buffers) {
         if (!p) return nullptr;
@@ -516,22 +518,20 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
 [[gnu::noinline]] int reduce2_off_row(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                                       opf_op_t op)
 {
-    if (have_memory_claims)
-        if (const CallRow *r = claimable_row(op, datatype, count, {inbuf, inoutbuf})) {
-            (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
-            return OPF_SUCCESS;
-        }
+    if (const CallRow *r = claimable_row(op, datatype, count, {inbuf, inoutbuf})) {
+        (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
+        return OPF_SUCCESS;
+    }
     return reduce2_general(inbuf, inoutbuf, count, datatype, op);
 }
 
 [[gnu::noinline]] int reduce3_off_row(const void *in1, const void *in2, void *out, opf_count_t count,
                                       opf_datatype_t datatype, opf_op_t op)
 {
-    if (have_memory_claims)
-        if (const CallRow *r = claimable_row(op, datatype, count, {in1, in2, out})) {
-            (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
-            return OPF_SUCCESS;
-        }
+    if (const CallRow *r = claimable_row(op, datatype, count, {in1, in2, out})) {
+        (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
+        return OPF_SUCCESS;
+    }
     return reduce3_general(in1, in2, out, count, datatype, op);
 }
 
