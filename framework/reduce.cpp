@@ -390,15 +390,16 @@ static_assert(OPF_OPID_COUNT == 16, "programs built against opframe.h bound the 
                                     "with more ops is a new layout (opf_call_rows_v2_), not the same name");
 alignas(64) CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
 
-// The row of a call that may take the short path, or nullptr. `limit` is
-// written last at init (release) and cleared first at finalize: a row read
-// with a nonzero limit is complete.
+#ifndef OPF_INLINE_CALLS
+#error "opframe.h's call-row rule (opf_call_row_) is built with GCC or Clang, as the library is"
+#endif
+// The row of a call that may take the short path, or nullptr: opframe.h's
+// rule, the one the inline calls apply. `limit` is written last at init
+// (release) and cleared first at finalize: a row read with a nonzero limit is
+// complete.
 [[gnu::always_inline]] inline const CallRow *call_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
-    const uintptr_t o = reinterpret_cast<uintptr_t>(op) - 1, d = reinterpret_cast<uintptr_t>(datatype);
-    if (o >= OPF_OPID_COUNT - 1 || d >= OPF_TYPEID_COUNT_) return nullptr;
-    const CallRow &r = call_rows[o][d];
-    return uint64_t(count) - 1 < uint64_t(__atomic_load_n(&r.limit, __ATOMIC_ACQUIRE)) ? &r : nullptr;
+    return opf_call_row_(op, datatype, count);
 }
 
 inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
