@@ -18,6 +18,17 @@
 #define OPF_HD
 #endif
 
+// nvcc's device pass converts float16 and fp8 with the GPU's instructions
+// (storage_hw.h: the same bits; fp8 from sm_89 on). Not the cuda component's
+// CPU stand-in, which compiles the device branches with the host compiler.
+#if defined(__CUDA_ARCH__) && defined(__NVCC__)
+#include "base/storage_hw.h"
+#define OPF_HW_HALF 1
+#if __CUDA_ARCH__ >= 890
+#define OPF_HW_FLOAT8 1
+#endif
+#endif
+
 namespace opf::base {
 
 // IEEE binary16 and bfloat16 are stored as raw bits; arithmetic is done in
@@ -50,7 +61,12 @@ template <class To, class From> OPF_HD inline To bits_as(const From &from)
     return to;
 }
 
-OPF_HD inline float to_float(Half h)
+// Each conversion is written once as the rule, in software (`*_soft`: what
+// every CPU runs), and chosen by a dispatcher of the plain name that the
+// kernels call: in nvcc's device pass the GPU's instructions (storage_hw.h),
+// which test/cuda_conversions proves equal to the rule for every input on
+// the GPU itself.
+OPF_HD inline float to_float_soft(Half h)
 {
     const uint32_t sign = uint32_t(h.bits & 0x8000u) << 16;
     const uint32_t exp = (h.bits >> 10) & 0x1f;
@@ -65,8 +81,16 @@ OPF_HD inline float to_float(Half h)
     const float magnitude = float(mant) * 0x1p-24f;
     return bits_as<float>(sign | bits_as<uint32_t>(magnitude));
 }
+OPF_HD inline float to_float(Half h)
+{
+#if defined(OPF_HW_HALF)
+    return hw::half_to_float(h.bits);
+#else
+    return to_float_soft(h);
+#endif
+}
 
-OPF_HD inline Half to_half(float f)
+OPF_HD inline Half to_half_soft(float f)
 {
     const uint32_t x = bits_as<uint32_t>(f);
     const uint16_t sign = uint16_t((x >> 16) & 0x8000u);
@@ -89,6 +113,14 @@ OPF_HD inline Half to_half(float f)
     const float frac = scaled - float(q);
     q += (frac > 0.5f) || (frac == 0.5f && (q & 1u));
     return {uint16_t(sign | q)};                   // q == 0x400 becomes the smallest normal
+}
+OPF_HD inline Half to_half(float f)
+{
+#if defined(OPF_HW_HALF)
+    return {hw::float_to_half(f)};
+#else
+    return to_half_soft(f);
+#endif
 }
 
 OPF_HD inline float to_float(BFloat16 b) { return bits_as<float>(uint32_t(b.bits) << 16); }
@@ -113,7 +145,7 @@ OPF_HD inline BFloat16 to_bfloat16(float f)
 struct Float8E4M3 { uint8_t bits; };
 struct Float8E5M2 { uint8_t bits; };
 
-OPF_HD inline float to_float(Float8E4M3 b)
+OPF_HD inline float to_float_soft(Float8E4M3 b)
 {
     const uint32_t sign = uint32_t(b.bits & 0x80u) << 24;
     const uint32_t exp = (b.bits >> 3) & 0xfu, mant = b.bits & 7u;
@@ -123,6 +155,14 @@ OPF_HD inline float to_float(Float8E4M3 b)
         return bits_as<float>(sign | ((exp + 120) << 23) | (mant << 20));
     // subnormal or zero: mant * 2^-9, exact in float
     return bits_as<float>(sign | bits_as<uint32_t>(float(mant) * 0x1p-9f));
+}
+OPF_HD inline float to_float(Float8E4M3 b)
+{
+#if defined(OPF_HW_FLOAT8)
+    return hw::e4m3_to_float(b.bits);
+#else
+    return to_float_soft(b);
+#endif
 }
 
 OPF_HD inline float to_float(Float8E5M2 b) { return to_float(Half{uint16_t(b.bits << 8)}); }
@@ -150,7 +190,7 @@ template <int Man, int Bias> OPF_HD inline uint8_t round_to_float8(uint32_t abs)
 
 // E4M3 has no infinity: NaN, inf and every magnitude that rounds beyond 448
 // (above 464, the midpoint to the next binade's first step) give the NaN.
-OPF_HD inline Float8E4M3 to_float8_e4m3(float f)
+OPF_HD inline Float8E4M3 to_float8_e4m3_soft(float f)
 {
     const uint32_t x = bits_as<uint32_t>(f);
     const uint8_t sign = uint8_t((x >> 24) & 0x80u);
@@ -159,10 +199,18 @@ OPF_HD inline Float8E4M3 to_float8_e4m3(float f)
         return {uint8_t(sign | 0x7fu)};
     return {uint8_t(sign | round_to_float8<3, 7>(abs))};
 }
+OPF_HD inline Float8E4M3 to_float8_e4m3(float f)
+{
+#if defined(OPF_HW_FLOAT8)
+    return {hw::float_to_e4m3(f)};
+#else
+    return to_float8_e4m3_soft(f);
+#endif
+}
 
 // E5M2 as IEEE: NaN stays a (quiet) NaN, a magnitude that rounds beyond 57344
 // (from 61440 on, the tie rounding to even = up) is inf.
-OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
+OPF_HD inline Float8E5M2 to_float8_e5m2_soft(float f)
 {
     const uint32_t x = bits_as<uint32_t>(f);
     const uint8_t sign = uint8_t((x >> 24) & 0x80u);
@@ -172,6 +220,14 @@ OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
     if (abs >= 0x47700000u)                        // >= 61440.0f, inf included
         return {uint8_t(sign | 0x7cu)};
     return {uint8_t(sign | round_to_float8<2, 15>(abs))};
+}
+OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
+{
+#if defined(OPF_HW_FLOAT8)
+    return {hw::float_to_e5m2(f)};
+#else
+    return to_float8_e5m2_soft(f);
+#endif
 }
 
 // ---- data bytes -------------------------------------------------------------

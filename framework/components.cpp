@@ -2,6 +2,7 @@
 // with libltdl, runs their life cycle, and overlays their offers on the base
 // table slot by slot.
 #include "framework/components.h"
+#include "framework/host_memory.h"
 #include "framework/component_files.h"
 
 #include "config.h"
@@ -928,6 +929,7 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
 
 int memory_kind_of(const void *ptr)
 {
+    if (surely_host(ptr)) return OPF_MEM_HOST;
     for (std::size_t k = 0; k < repo.memory_kinds.size(); ++k)
         if (repo.memory_kinds[k].claim && repo.memory_kinds[k].claim(ptr)) return int(k) + 1;
     return OPF_MEM_HOST;
@@ -937,12 +939,17 @@ bool none_claimed(const void *const *ptrs, int n)
 {
     for (; n > 16; ptrs += 16, n -= 16)
         if (!none_claimed(ptrs, 16)) return false;
+    const void *asked[16];   // the buffers host_memory.h cannot vouch for: only they are asked about
+    int m = 0;
+    for (int i = 0; i < n; ++i)
+        if (!surely_host(ptrs[i])) asked[m++] = ptrs[i];
+    if (m == 0) return true;
     for (const MemoryKind &kind : repo.memory_kinds) {
         if (kind.claims) {
-            if (kind.claims(ptrs, n)) return false;
+            if (kind.claims(asked, m)) return false;
         } else if (kind.claim) {
-            for (int i = 0; i < n; ++i)
-                if (kind.claim(ptrs[i])) return false;
+            for (int i = 0; i < m; ++i)
+                if (kind.claim(asked[i])) return false;
         }
     }
     return true;
@@ -969,8 +976,11 @@ void apply_tuning_files()
 void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
 {
     for (; n > 16; ptrs += 16, kinds += 16, n -= 16) memory_kinds_of(ptrs, 16, kinds);
-    unsigned open = (1u << n) - 1;   // buffers no kind claimed yet
-    for (int i = 0; i < n; ++i) kinds[i] = OPF_MEM_HOST;
+    unsigned open = 0;   // buffers no kind claimed yet, host_memory.h's aside
+    for (int i = 0; i < n; ++i) {
+        kinds[i] = OPF_MEM_HOST;
+        if (!surely_host(ptrs[i])) open |= 1u << i;
+    }
     for (std::size_t k = 0; k < repo.memory_kinds.size() && open; ++k) {
         const MemoryKind &kind = repo.memory_kinds[k];
         unsigned claimed = 0;
@@ -1012,6 +1022,7 @@ int components_init()
         repo.offers.push_back(std::make_unique<KindOffers>());
         have_memory_claims |= k.claim != nullptr;
     }
+    if (have_memory_claims) note_host_ranges();   // before any hook is asked
     apply_tuning_files();
     apply_pins(params.pin);
     query_modules();

@@ -12,6 +12,7 @@
 #include "base/kernels.h"
 
 #include "framework/components.h"
+#include "framework/host_memory.h"
 #include "framework/datatype.h"
 #include "framework/error.h"
 #include "framework/op.h"
@@ -505,12 +506,14 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
     const CallRow *r = call_row(op, datatype, count);
     if (!r || !have_memory_claims) return nullptr;
     uintptr_t addresses = 0;
+    bool host = true;   // host_memory.h vouches for every buffer: no hook to ask
     for (const void *p : buffers) {
         if (!p) return nullptr;
         addresses |= uintptr_t(p);
+        host = host && surely_host(p);
     }
     const uintptr_t alignment = predefined_types[reinterpret_cast<uintptr_t>(datatype)].alignment;
-    return !misaligned(alignment, addresses) && on_host(buffers) ? r : nullptr;
+    return !misaligned(alignment, addresses) && (host || on_host(buffers)) ? r : nullptr;
 }
 
 // Every 2-buffer call its row does not take: the short path past the claim
@@ -928,9 +931,15 @@ int reduce_n(const char *function, const void *const srcs[], int nsrc, void *dst
         bool dst_read_late = false;
         for (int j = 2; j < nsrc; ++j) dst_read_late |= src[j] == out;
         if (have_memory_claims) [[unlikely]] {
-            int mem = memory_kind_of(dst);
+            // every buffer's kind in one question per kind (and 16 buffers), dst first
+            const void *buffers[1 + OPF_REDUCE_N_MAX];
+            int kinds[1 + OPF_REDUCE_N_MAX];
+            buffers[0] = dst;
+            std::copy(srcs, srcs + nsrc, buffers + 1);
+            memory_kinds_of(buffers, 1 + nsrc, kinds);
+            int mem = kinds[0];
             for (int j = 0; j < nsrc; ++j) {
-                const int kind = memory_kind_of(srcs[j]);
+                const int kind = kinds[1 + j];
                 if (kind == OPF_MEM_HOST || kind == mem) continue;
                 if (mem != OPF_MEM_HOST)
                     return fail_call(OPF_ERR_BUFFER, function, op, datatype,

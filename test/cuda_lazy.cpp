@@ -12,10 +12,14 @@
 //      devices that cannot be set up make device calls fail, never guessed host;
 //   5. (issue 21) driver calls the component makes per host reduction
 //      (every cu* entry point, counted by the stand-in per caller), with the
-//      driver not initialised and initialised, on heap, stack, mmap'd and
-//      large malloc'd buffers: 0 on the heap and the stack; elsewhere at most
-//      one per call while the driver is not initialised (is it?), and once it
-//      is, one pointer query per distinct buffer (an in-place operand once);
+//      driver not initialised and initialised, on heap, stack (the main
+//      thread's and another's), static, mmap'd and large malloc'd buffers,
+//      2-buffer, 3-buffer and n-ary calls: 0 on the heap, the stacks and
+//      static data (issue 33); elsewhere at most one per call while the
+//      driver is not initialised (is it?), and once it is, one pointer query
+//      per distinct buffer (an in-place operand once); a host mapping freed
+//      and reused for device memory is then a device call, never a stale
+//      host answer;
 //   4. (a child process, a stand-in without devices) host calls unchanged
 //      after the application's cuInit; a stream call fails with OPF_ERR_OP
 //      and "no CUDA device", found then, not at opf_init.
@@ -37,6 +41,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/cudastub/cudastub.h"
@@ -77,23 +82,34 @@ bool host_sums_right(int count)
 // Driver calls (every cu* entry point, counted by the stand-in for the
 // component) per host reduction, over 20 opf_reduce_local and 20
 // opf_reduce_local3 calls on buffers of one kind.
-enum BufferKind { kHeap, kStack, kMapped, kLargeMalloc, kBufferKinds };
-const char *const buffer_kind_names[kBufferKinds] = {"heap", "stack", "mmap", "large malloc"};
+enum BufferKind { kHeap, kStack, kStatic, kThreadStack, kMapped, kLargeMalloc, kBufferKinds };
+const char *const buffer_kind_names[kBufferKinds] = {"heap", "stack", "static", "thread stack", "mmap",
+                                                     "large malloc"};
+// Host memory the framework knows without asking any hook (framework/host_memory.h).
+bool free_kind(int kind) { return kind == kHeap || kind == kStack || kind == kStatic || kind == kThreadStack; }
 struct PerCall {
-    double reduce2, reduce3, in_place3;   // opf_reduce_local; _local3; _local3 with out == in1
+    double reduce2, reduce3, in_place3, nary;   // opf_reduce_local; _local3; _local3 with out == in1; _local_n, 5 sources
 };
+constexpr int kCallFloats = 6 * 64;   // the n-ary call's 5 sources and dst of 64 floats
+float static_floats[kCallFloats];     // the program's .bss
 PerCall driver_calls_per_reduction(BufferKind kind)
 {
+    if (kind == kThreadStack) {   // the same, called from another thread on its own stack
+        PerCall r{};
+        std::thread([&] { r = driver_calls_per_reduction(kStack); }).join();
+        return r;
+    }
     const int n = 64;
-    float on_stack[3 * n];
+    float on_stack[kCallFloats];
     float *buf = nullptr;
     void *map = nullptr;
     void *large = nullptr;
     switch (kind) {
-    case kHeap: buf = cudastub::brk_floats(3 * n, 1.0f); break;   // on the heap, under a sanitizer too
+    case kHeap: buf = cudastub::brk_floats(kCallFloats, 1.0f); break;   // on the heap, under a sanitizer too
     case kStack: buf = on_stack; break;
+    case kStatic: buf = static_floats; break;
     case kMapped:
-        map = mmap(nullptr, 3 * n * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        map = mmap(nullptr, kCallFloats * sizeof(float), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         buf = static_cast<float *>(map);
         break;
     case kLargeMalloc:   // above glibc's largest mmap threshold: a mapping of its own
@@ -102,7 +118,7 @@ PerCall driver_calls_per_reduction(BufferKind kind)
         break;
     default: break;
     }
-    std::fill(buf, buf + 3 * n, 1.0f);
+    std::fill(buf, buf + kCallFloats, 1.0f);
     const int rounds = 20;
     auto per_call = [&](auto &&call) {
         const uint64_t before = cudastub::calls("cu", "opf_op_cuda");
@@ -115,39 +131,77 @@ PerCall driver_calls_per_reduction(BufferKind kind)
     r.reduce2 = per_call([&] { return opf_reduce_local(buf, buf + n, n, OPF_FLOAT, OPF_SUM); });
     r.reduce3 = per_call([&] { return opf_reduce_local3(buf, buf + n, buf + 2 * n, n, OPF_FLOAT, OPF_MAX); });
     r.in_place3 = per_call([&] { return opf_reduce_local3(buf, buf + n, buf, n, OPF_FLOAT, OPF_MIN); });
-    if (map) munmap(map, 3 * n * sizeof(float));
+    const void *srcs[5] = {buf, buf + n, buf + 2 * n, buf + 3 * n, buf + 4 * n};
+    r.nary = per_call([&] { return opf_reduce_local_n(srcs, 5, buf + 5 * n, n, OPF_FLOAT, OPF_MAX); });
+    if (map) munmap(map, kCallFloats * sizeof(float));
     std::free(large);
     return r;
 }
 
 // Issue 21, defect 1: the driver calls per host reduction, for every buffer
-// kind. Heap and stack buffers cost none; a call with buffers elsewhere asks
-// whether the driver is initialised once per call (not once per buffer), and
-// once it is, one pointer query per distinct buffer outside heap and stack
-// (an in-place operand is asked about once).
+// kind. Heap, stack (any thread's) and static buffers cost none (issue 33:
+// the framework does not ask the hooks about them); a call with buffers
+// elsewhere asks whether the driver is initialised once per call (not once
+// per buffer, n-ary calls too), and once it is, one pointer query per
+// distinct buffer outside them (an in-place operand is asked about once).
 void check_driver_calls(bool initialised, PerCall (&got)[kBufferKinds])
 {
     const char *state = initialised ? "initialised" : "not initialised";
     for (int k = 0; k < kBufferKinds; ++k) {
         const BufferKind kind = BufferKind(k);
         const PerCall r = got[k] = driver_calls_per_reduction(kind);
-        const bool free_kind = kind == kHeap || kind == kStack;
-        const double want2 = free_kind ? 0 : initialised ? 2 : 1, want3 = free_kind ? 0 : initialised ? 3 : 1,
-                     want_in_place = free_kind ? 0 : initialised ? 2 : 1;
-        check(r.reduce2 <= want2 && r.reduce3 <= want3 && r.in_place3 <= want_in_place,
-              "driver %s, %s buffers: %.2f / %.2f / %.2f driver calls per opf_reduce_local / _local3 / _local3 in "
-              "place (want at most %g / %g / %g)", state, buffer_kind_names[k], r.reduce2, r.reduce3, r.in_place3,
-              want2, want3, want_in_place);
+        const bool none = free_kind(kind);
+        const double want2 = none ? 0 : initialised ? 2 : 1, want3 = none ? 0 : initialised ? 3 : 1,
+                     want_in_place = none ? 0 : initialised ? 2 : 1, want_n = none ? 0 : initialised ? 6 : 1;
+        check(r.reduce2 <= want2 && r.reduce3 <= want3 && r.in_place3 <= want_in_place && r.nary <= want_n,
+              "driver %s, %s buffers: %.2f / %.2f / %.2f / %.2f driver calls per opf_reduce_local / _local3 / "
+              "_local3 in place / _local_n of 5 (want at most %g / %g / %g / %g)", state, buffer_kind_names[k],
+              r.reduce2, r.reduce3, r.in_place3, r.nary, want2, want3, want_in_place, want_n);
     }
 }
 
 void print_driver_calls(const char *state, const PerCall (&got)[kBufferKinds])
 {
     std::printf("cuda_lazy: driver calls per host reduction, driver %s (opf_reduce_local / _local3 / _local3 in "
-                "place):", state);
+                "place / _local_n of 5):", state);
     for (int k = 0; k < kBufferKinds; ++k)
-        std::printf(" %s %.2f/%.2f/%.2f%s", buffer_kind_names[k], got[k].reduce2, got[k].reduce3, got[k].in_place3,
-                    k + 1 < kBufferKinds ? ";" : "\n");
+        std::printf(" %s %.2f/%.2f/%.2f/%.2f%s", buffer_kind_names[k], got[k].reduce2, got[k].reduce3,
+                    got[k].in_place3, got[k].nary, k + 1 < kBufferKinds ? ";" : "\n");
+}
+
+// Issue 33: no answer about a mapping is remembered. A host mapping reduced
+// on, unmapped, and its addresses reused for device memory: a call on the
+// same address then runs as a device call (a stale "host" would run host
+// code on device memory: a fault).
+void check_reused_mapping()
+{
+    constexpr std::size_t bytes = 1 << 20;
+    void *host = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    auto *f = static_cast<float *>(host);
+    std::fill(f, f + 128, 1.0f);
+    check(opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS && f[64] == 2.0f, "host SUM on a mapping");
+    munmap(host, bytes);
+    void *dev = nullptr;
+    for (int tries = 0; tries < 8 && dev != host; ++tries) {   // the kernel usually hands the same range back
+        if (dev) cudastub::free(dev);
+        dev = cudastub::device_alloc(bytes, 0);
+    }
+    if (dev != host) {
+        std::printf("cuda_lazy: the freed mapping's addresses were not reused for device memory here (%p, %p): "
+                    "reuse case not run\n", host, dev);
+        if (dev) cudastub::free(dev);
+        return;
+    }
+    std::vector<float> ones(128, 1.0f);
+    cudastub::copy_to_device(dev, ones.data(), ones.size() * sizeof(float));
+    const uint64_t launches = cudastub::counters().launches;
+    const int rc = opf_reduce_local(dev, static_cast<float *>(dev) + 64, 64, OPF_FLOAT, OPF_SUM);
+    std::vector<float> back(128);
+    cudastub::copy_from_device(back.data(), dev, back.size() * sizeof(float));
+    check(rc == OPF_SUCCESS && back[64] == 2.0f && cudastub::counters().launches > launches,
+          "a freed host mapping reused for device memory at the same address runs as a device call (rc %d: %s)", rc,
+          opf_last_error());
+    cudastub::free(dev);
 }
 
 // Nanoseconds per call, median of `samples` batches.
@@ -271,6 +325,7 @@ int main(int argc, char **argv)
           (unsigned long long)(cudastub::counters().launches - launches));
     check(cudastub::counters().pointer_queries > c.pointer_queries, "device buffers were asked about");
     check(host_sums_right(64), "host SUM FLOAT after the driver was initialised");
+    check_reused_mapping();
     // 5. Driver calls per host reduction, the driver initialised.
     PerCall init[kBufferKinds];
     check_driver_calls(true, init);

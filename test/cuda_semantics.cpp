@@ -9,7 +9,10 @@
 //      (--exhaustive: all 2^32 floats); widening for all 2^16 patterns;
 //      the fp8 ones against the headers' __nv_cvt_float_to_fp8 (__NV_NOSAT)
 //      on the same sample and their rounding ties (--exhaustive-fp8: all
-//      2^32 floats for them too), widening for all 2^8 codes;
+//      2^32 floats for them too), widening for all 2^8 codes; and the
+//      device path (base/storage_hw.h: the GPU's conversion instructions,
+//      the fp8 ones saturating, with their fix-up) in the headers' host
+//      emulation of those instructions, on the same floats;
 //   2. every slot the GPU computes (REPLACE and NO_OP included), at the
 //      lengths of the device test: the component's host path (host_kernel),
 //      and the device kernel's work items compiled as host C++ and run one by
@@ -41,6 +44,7 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include "base/storage_hw.h"
 #include "test/cuda_testdata.h"
 
 namespace {
@@ -90,7 +94,13 @@ void check_float8(uint32_t u)
     const uint8_t e5 = cuda_fp8(f, __NV_E5M2), e5b = ob::to_float8_e5m2(f).bits;
     if (e5 != e5b && !(e5m2_nan(e5) && e5m2_nan(e5b)))
         fail("float 0x%08" PRIx32 " -> float8_e5m2: cuda 0x%02x, base 0x%02x", u, e5, e5b);
-    checks += 2;
+    // The device path (storage_hw.h: the saturating instruction and its fix-up), in the headers' emulation.
+    const uint8_t h4 = ob::hw::float_to_e4m3(f), h5 = ob::hw::float_to_e5m2(f);
+    if (h4 != e4b && !(e4m3_nan(h4) && e4m3_nan(e4b)))
+        fail("float 0x%08" PRIx32 " -> float8_e4m3: device path 0x%02x, base 0x%02x", u, h4, e4b);
+    if (h5 != e5b && !(e5m2_nan(h5) && e5m2_nan(e5b)))
+        fail("float 0x%08" PRIx32 " -> float8_e5m2: device path 0x%02x, base 0x%02x", u, h5, e5b);
+    checks += 4;
 }
 
 // The 16-bit conversions of one float; with_fp8: the 8-bit ones too (CUDA's
@@ -101,9 +111,11 @@ void check_float(uint32_t u, bool with_fp8 = true)
     if (with_fp8) check_float8(u);
     float f;
     std::memcpy(&f, &u, 4);
-    const uint16_t h = cuda_half(f), hb = ob::to_half(f).bits;
+    const uint16_t h = cuda_half(f), hb = ob::to_half(f).bits, hh = ob::hw::float_to_half(f);
     if (h != hb && !(half_nan(h) && half_nan(hb)))
         fail("float 0x%08" PRIx32 " -> half: cuda 0x%04x, base 0x%04x", u, h, hb);
+    if (hh != hb && !(half_nan(hh) && half_nan(hb)))
+        fail("float 0x%08" PRIx32 " -> half: device path 0x%04x, base 0x%04x", u, hh, hb);
     const uint16_t b = cuda_bfloat16(f), bb = ob::to_bfloat16(f).bits;
     if (b != bb && !(bf16_nan(b) && bf16_nan(bb)))
         fail("float 0x%08" PRIx32 " -> bfloat16: cuda 0x%04x, base 0x%04x", u, b, bb);
@@ -118,6 +130,8 @@ void check_conversions(bool exhaustive, bool exhaustive_fp8, Rng &rng)
         const float x = cuda_widen_half(uint16_t(h)), y = ob::to_float(ob::Half{uint16_t(h)});
         const float bx = cuda_widen_bfloat16(uint16_t(h)), by = ob::to_float(ob::BFloat16{uint16_t(h)});
         if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("half 0x%04x -> float differs", h);
+        const float hx = ob::hw::half_to_float(uint16_t(h));   // the device path, in the headers' emulation
+        if (std::memcmp(&hx, &y, 4) != 0 && !(hx != hx && y != y)) fail("half 0x%04x -> float: device path differs", h);
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("bfloat16 0x%04x -> float differs", h);
         checks += 2;
     }
@@ -126,7 +140,9 @@ void check_conversions(bool exhaustive, bool exhaustive_fp8, Rng &rng)
         const float bx = cuda_widen_fp8(uint8_t(c), __NV_E5M2), by = ob::to_float(ob::Float8E5M2{uint8_t(c)});
         if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("float8_e4m3 0x%02x -> float differs", c);
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("float8_e5m2 0x%02x -> float differs", c);
-        checks += 2;
+        const float hx = ob::hw::e4m3_to_float(uint8_t(c));   // the device path, in the headers' emulation
+        if (std::memcmp(&hx, &y, 4) != 0 && !(hx != hx && y != y)) fail("float8_e4m3 0x%02x -> float: device path differs", c);
+        checks += 3;
     }
     if (exhaustive) {
         for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u), exhaustive_fp8);

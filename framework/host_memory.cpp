@@ -1,0 +1,110 @@
+// host_memory.cpp — see host_memory.h.
+#include "framework/host_memory.h"
+
+#include <link.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace opf {
+
+HostRanges host_ranges;
+
+namespace {
+
+constexpr uintptr_t page_down(uintptr_t a, uintptr_t page) { return a & ~(page - 1); }
+constexpr uintptr_t page_up(uintptr_t a, uintptr_t page) { return (a + page - 1) & ~(page - 1); }
+
+struct Span {
+    uintptr_t low, high;
+};
+
+// The executable's loadable segments, page-rounded and merged where they
+// touch (the first object dl_iterate_phdr reports is the program itself).
+int program_segments(dl_phdr_info *info, size_t, void *data)
+{
+    auto &spans = *static_cast<std::pair<Span[8], int> *>(data);
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    for (int i = 0; i < info->dlpi_phnum && spans.second < 8; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
+        const uintptr_t low = page_down(info->dlpi_addr + ph.p_vaddr, page);
+        const uintptr_t high = page_up(info->dlpi_addr + ph.p_vaddr + ph.p_memsz, page);
+        spans.first[spans.second++] = {low, high};
+    }
+    return 1;   // the program only
+}
+
+} // namespace
+
+void note_host_ranges()
+{
+    HostRanges r;
+    std::pair<Span[8], int> segments{};
+    dl_iterate_phdr(program_segments, &segments);
+    Span *s = segments.first;
+    const int n = segments.second;
+    std::sort(s, s + n, [](const Span &a, const Span &b) { return a.low < b.low; });
+    int merged = 0;   // in place: touching spans become one
+    for (int i = 0; i < n; ++i) {
+        if (merged && s[i].low <= s[merged - 1].high) s[merged - 1].high = std::max(s[merged - 1].high, s[i].high);
+        else s[merged++] = s[i];
+    }
+    // The largest two spans (a program is one or two: its text and its data, apart where the linker left a gap).
+    std::sort(s, s + merged, [](const Span &a, const Span &b) { return a.high - a.low > b.high - b.low; });
+    if (merged > 0) r.image_low = s[0].low, r.image_span = s[0].high - s[0].low;
+    if (merged > 1) r.image2_low = s[1].low, r.image2_span = s[1].high - s[1].low;
+
+    // The heap's start and the main thread's stack, from the process's
+    // mappings: the stack may grow down to its limit, bounded by the mapping
+    // below it (glibc's rule for the main thread's pthread_getattr_np).
+    r.heap_low = current_break();
+    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
+        char line[512];
+        uintptr_t previous_end = 0;
+        while (std::fgets(line, sizeof line, maps)) {
+            unsigned long long low = 0, high = 0;
+            if (std::sscanf(line, "%llx-%llx", &low, &high) != 2) continue;
+            if (std::strstr(line, "[heap]")) r.heap_low = std::min(r.heap_low, uintptr_t(low));
+            if (std::strstr(line, "[stack]")) {
+                // Without a limit only the mapping as it is now (the space
+                // below may hold other mappings before the stack grows there).
+                rlimit limit{};
+                uintptr_t floor = uintptr_t(low);
+                if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < high)
+                    floor = std::min<uintptr_t>(floor, std::max<uintptr_t>(previous_end, uintptr_t(high - limit.rlim_cur)));
+                r.stack_low = floor, r.stack_span = uintptr_t(high) - floor;
+            }
+            previous_end = uintptr_t(high);
+        }
+        std::fclose(maps);
+    }
+    host_ranges = r;
+}
+
+bool on_this_threads_stack(uintptr_t at)
+{
+    struct Range {
+        uintptr_t low = 0, high = 0;
+    };
+    thread_local Range stack;
+    if (!stack.high) [[unlikely]] {
+        pthread_attr_t attr;
+        void *low = nullptr;
+        size_t size = 0;
+        stack.high = 1;   // unknown: never matches
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &low, &size) == 0)
+                stack = {reinterpret_cast<uintptr_t>(low), reinterpret_cast<uintptr_t>(low) + size};
+            pthread_attr_destroy(&attr);
+        }
+    }
+    return at >= stack.low && at < stack.high;
+}
+
+} // namespace opf
