@@ -1022,7 +1022,7 @@ int components_init()
         repo.offers.push_back(std::make_unique<KindOffers>());
         have_memory_claims |= k.claim != nullptr;
     }
-    if (have_memory_claims) note_host_ranges();   // before any hook is asked
+    note_host_ranges(have_memory_claims);   // before any hook is asked and the call rows open
     apply_tuning_files();
     apply_pins(params.pin);
     query_modules();

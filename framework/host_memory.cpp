@@ -11,9 +11,22 @@
 #include <cstdlib>
 #include <cstring>
 
+#if defined(__GLIBC__)
+extern "C" void *__curbrk;   // glibc's current break, what sbrk(0) returns (exported since 2.2.5)
+#endif
+
 namespace opf {
 
-HostRanges host_ranges;
+namespace {
+#if defined(__GLIBC__)
+void *const *const break_pointer = &__curbrk;
+#else
+void *const no_break = nullptr;   // elsewhere no heap range: those buffers ask the hooks
+void *const *const break_pointer = &no_break;
+#endif
+} // namespace
+
+opf_host_ranges_v2_ host_window = {0, {0, 0, 0}, {0, 0, 0}, UINTPTR_MAX, break_pointer};
 
 namespace {
 
@@ -42,9 +55,13 @@ int program_segments(dl_phdr_info *info, size_t, void *data)
 
 } // namespace
 
-void note_host_ranges()
+void note_host_ranges(bool claims)
 {
-    HostRanges r;
+    opf_host_ranges_v2_ r = {claims, {0, 0, 0}, {0, 0, 0}, UINTPTR_MAX, break_pointer};
+    if (!claims) {   // every buffer is host memory: nothing to read
+        host_window = r;
+        return;
+    }
     std::pair<Span[8], int> segments{};
     dl_iterate_phdr(program_segments, &segments);
     Span *s = segments.first;
@@ -57,13 +74,14 @@ void note_host_ranges()
     }
     // The largest two spans (a program is one or two: its text and its data, apart where the linker left a gap).
     std::sort(s, s + merged, [](const Span &a, const Span &b) { return a.high - a.low > b.high - b.low; });
-    if (merged > 0) r.image_low = s[0].low, r.image_span = s[0].high - s[0].low;
-    if (merged > 1) r.image2_low = s[1].low, r.image2_span = s[1].high - s[1].low;
+    for (int i = 0; i < std::min(merged, 2); ++i) r.low[i] = s[i].low, r.span[i] = s[i].high - s[i].low;
 
     // The heap's start and the main thread's stack, from the process's
     // mappings: the stack may grow down to its limit, bounded by the mapping
     // below it (glibc's rule for the main thread's pthread_getattr_np).
-    r.heap_low = current_break();
+#if defined(__GLIBC__)
+    r.heap_low = reinterpret_cast<uintptr_t>(__curbrk);
+#endif
     if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
         char line[512];
         uintptr_t previous_end = 0;
@@ -78,13 +96,13 @@ void note_host_ranges()
                 uintptr_t floor = uintptr_t(low);
                 if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < high)
                     floor = std::min<uintptr_t>(floor, std::max<uintptr_t>(previous_end, uintptr_t(high - limit.rlim_cur)));
-                r.stack_low = floor, r.stack_span = uintptr_t(high) - floor;
+                r.low[2] = floor, r.span[2] = uintptr_t(high) - floor;
             }
             previous_end = uintptr_t(high);
         }
         std::fclose(maps);
     }
-    host_ranges = r;
+    host_window = r;
 }
 
 bool on_this_threads_stack(uintptr_t at)

@@ -17,44 +17,27 @@
 
 #include <cstdint>
 
-#include <unistd.h>
-
-#if defined(__GLIBC__)
-extern "C" void *__curbrk;   // glibc's current break, what sbrk(0) returns (exported since 2.2.5)
-#endif
+#include <opframe/opframe.h>
 
 namespace opf {
 
-struct HostRanges {
-    uintptr_t image_low = 0, image_span = 0;   // the program's image (executable's segments), one span if contiguous
-    uintptr_t image2_low = 0, image2_span = 0; // its writable part where not contiguous with the rest
-    uintptr_t heap_low = UINTPTR_MAX;          // where the brk heap began
-    uintptr_t stack_low = 0, stack_span = 0;   // the main thread's stack
-};
-extern HostRanges host_ranges;
+// The ranges (opframe.h's host window, which the inline calls read too):
+// claims, and the image's, main stack's and heap's ranges.
+extern opf_host_ranges_v2_ host_window;
 
 // Reads the ranges (the executable's program headers, the process's mappings
-// once): at components_init, before any claim hook can be asked.
-void note_host_ranges();
+// once) and sets `claims`: at components_init, before any claim hook can be
+// asked and before the call rows open.
+void note_host_ranges(bool claims);
 
 // The calling thread's stack: [low, high), looked up once per thread.
 bool on_this_threads_stack(uintptr_t at);
-inline uintptr_t current_break()
-{
-#if defined(__GLIBC__)
-    return reinterpret_cast<uintptr_t>(__curbrk);
-#else
-    return reinterpret_cast<uintptr_t>(sbrk(0));
-#endif
-}
 
 // Whether p is host memory by the ranges above; false means "ask the hooks".
 inline bool surely_host(const void *p)
 {
     const auto at = reinterpret_cast<uintptr_t>(p);
-    const HostRanges &r = host_ranges;
-    return at - r.image_low < r.image_span || at - r.stack_low < r.stack_span || at - r.image2_low < r.image2_span ||
-           (at >= r.heap_low && at < current_break()) || on_this_threads_stack(at);
+    return opf_in_host_window_(&host_window, at) || on_this_threads_stack(at);
 }
 
 } // namespace opf

@@ -376,13 +376,17 @@ namespace {
 // misaligned one (the base serves it), an op undefined on the type, memory
 // a device component claims, a library not (or no longer) initialised
 // (the row's limit is 0 then). Where a component registered a memory kind
-// with a claim hook, every row's align_mask is all ones, so that no call
-// passes it, and the entry points ask the hooks (reduce*_off_row): a host
-// call then costs the hooks' answers, not the general path (issue 13's
-// defect 7: host-only users of a build with the cuda component).
-// The row is opframe.h's opf_call_row_v1_: the header's inline calls read
-// the same table (through opf_call_rows_v1_) before the entry points do.
-using CallRow = opf_call_row_v1_;
+// with a claim hook, a row takes only buffers in the host window (opframe.h,
+// framework/host_memory.h: the program's image, the main thread's stack, the
+// brk heap); for the others the entry points ask the hooks
+// (reduce*_off_row): a host call then costs the hooks' answers, not the
+// general path (issue 13's defect 7: host-only users of a build with the
+// cuda component; issue 33: most host buffers ask nothing at all).
+// The row and the window are opframe.h's opf_call_row_v2_ and
+// opf_host_ranges_v2_: the header's inline calls read the same table and
+// window (through opf_call_rows_v2_, opf_host_window_v2_) before the entry
+// points do.
+using CallRow = opf_call_row_v2_;
 static_assert(sizeof(CallRow) == 64, "a row is one cache line");
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
 constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
@@ -404,6 +408,15 @@ alignas(64) CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
 }
 
 inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
+// opframe.h's host-memory rule of the short path: no claiming component, or
+// every buffer in the host window.
+inline bool in_window(std::initializer_list<const void *> buffers)
+{
+    if (!host_window.claims) return true;
+    for (const void *p : buffers)
+        if (!opf_in_host_window_(&host_window, uintptr_t(p))) return false;
+    return true;
+}
 
 // No claim hook claims any of the buffers (a device call goes the general
 // way, which asks again and reports what it finds).
@@ -495,9 +508,9 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
     });
 }
 
-// Where claim hooks exist, the row a host call may take (the rows' own
-// align_mask then passes no call): aligned for the row's type, and no hook
-// claims a buffer. The row first: its limit, read with acquire, is what
+// Where claim hooks exist, the row a host call outside the host window may
+// take: aligned for the row's type, and each buffer on the calling thread's
+// stack (host_memory.h) or claimed by no hook. The row first: its limit, read with acquire, is what
 // orders have_memory_claims (written at init) before the read of it (a call
 // racing the lazy init finds no row and reads nothing else).
 const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
@@ -506,14 +519,13 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
     const CallRow *r = call_row(op, datatype, count);
     if (!r || !have_memory_claims) return nullptr;
     uintptr_t addresses = 0;
-    bool host = true;   // host_memory.h vouches for every buffer: no hook to ask
+    bool host = true;   // host_memory.h vouches for every buffer (another thread's stack too): no hook to ask
     for (const void *p : buffers) {
         if (!p) return nullptr;
         addresses |= uintptr_t(p);
         host = host && surely_host(p);
     }
-    const uintptr_t alignment = predefined_types[reinterpret_cast<uintptr_t>(datatype)].alignment;
-    return !misaligned(alignment, addresses) && (host || on_host(buffers)) ? r : nullptr;
+    return aligned(*r, addresses) && (host || on_host(buffers)) ? r : nullptr;
 }
 
 // Every 2-buffer call its row does not take: the short path past the claim
@@ -559,7 +571,7 @@ void build_call_rows()
             opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
             take_tiers(s.two, limit, r.below2, r.above2, r.split2);
             take_tiers(s.three, limit, r.below3, r.above3, r.split3);
-            r.align_mask = have_memory_claims ? ~uintptr_t(0) : uintptr_t(t.alignment) - 1;
+            r.align_mask = uintptr_t(t.alignment) - 1;
             if (r.below2 && r.above2 && r.below3 && r.above3) __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
         }
 }
@@ -574,7 +586,8 @@ void clear_call_rows()
 
 using namespace opf;
 
-OPF_API const opf_call_row_v1_ *const opf_call_rows_v1_ = &call_rows[0][0];
+OPF_API const opf_call_row_v2_ *const opf_call_rows_v2_ = &call_rows[0][0];
+OPF_API const opf_host_ranges_v2_ *const opf_host_window_v2_ = &host_window;
 
 // The entry points (in parentheses: opframe.h's inline calls are macros of
 // these names); the row test is the header's, for callers without it.
@@ -582,7 +595,8 @@ OPF_API int(opf_reduce_local)(const void *inbuf, void *inoutbuf, opf_count_t cou
                               opf_op_t op)
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
-        if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf))) [[likely]] {
+        if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf)) && in_window({inbuf, inoutbuf}))
+            [[likely]] {
             (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
@@ -595,7 +609,8 @@ OPF_API int(opf_reduce_local3)(const void *in1, const void *in2, void *out, opf_
                                opf_datatype_t datatype, opf_op_t op)
 try {
     if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
-        if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out))) [[likely]] {
+        if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) &&
+            in_window({in1, in2, out})) [[likely]] {
             (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
             return OPF_SUCCESS;
         }

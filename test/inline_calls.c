@@ -10,11 +10,15 @@
  *     selection reports for that count (opf_slot_provider, opf_slot_kernels),
  *     so that the inline call runs what the entry point would;
  *   - with a claiming memory kind loaded (OPF_TEST_EXPECT_CLAIMS=1, set by
- *     test/cuda_component.sh with the CUDA stand-in), no row passes a call:
- *     every call reaches the entry point, which asks the claim hooks. */
+ *     test/cuda_conformance_cpu.sh with the CUDA stand-in), the host window
+ *     is in force and holds static, stack and small heap buffers but not an
+ *     mmap'd one (which the entry point asks the claim hooks about); without
+ *     one the window lets every buffer through. */
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <opframe/device.h>
 #include <opframe/introspect.h>
@@ -79,13 +83,42 @@ static void compare(const struct call *c)
     }
 }
 
+/* The host window: in force exactly where a claim hook is loaded; it holds
+ * the program's static data, the main thread's stack and small heap
+ * blocks, not an mmap'd buffer (those ask the hooks). */
+static float static_buffer[16];
+static void check_window(int expect_claims)
+{
+    const struct opf_host_ranges_v2_ *w = opf_host_window_v2_;
+    float on_stack[16];
+    float *heap = malloc(16 * sizeof(float));
+    void *mapped = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(heap && mapped != MAP_FAILED, "buffers for the window check");
+    CHECK(!w->claims == !expect_claims, "the host window is %s with%s a claim hook loaded",
+          w->claims ? "in force" : "off", expect_claims ? "" : "out");
+    if (expect_claims) {
+        CHECK(opf_in_host_window_(w, (uintptr_t)static_buffer), "a static buffer is outside the host window");
+        CHECK(opf_in_host_window_(w, (uintptr_t)on_stack), "a stack buffer of the main thread is outside the host window");
+        CHECK(opf_in_host_window_(w, (uintptr_t)heap), "a small heap block is outside the host window");
+        CHECK(opf_in_host_window_(w, (uintptr_t)(void *)&check_window), "the program's code is outside the host window");
+        CHECK(!opf_in_host_window_(w, (uintptr_t)mapped), "an mmap'd buffer is inside the host window");
+        /* the inline call on it goes to the entry point, which asks the hooks: the same result */
+        float *m = mapped;
+        m[0] = 1, m[16] = 2;
+        CHECK_RC(opf_reduce_local(m, m + 16, 1, OPF_FLOAT, OPF_SUM), OPF_SUCCESS);
+        CHECK(m[16] == 3, "SUM FLOAT on an mmap'd buffer with claim hooks: %g", m[16]);
+    }
+    free(heap);
+    munmap(mapped, 1 << 20);
+}
+
 /* Each row of the table against the selection, at counts around its tiers. */
-static void check_rows(int expect_claims)
+static void check_rows(void)
 {
     int rows = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int id = 1; id < OPF_TYPEID_COUNT_; ++id) {
-            const struct opf_call_row_v1_ *r = &opf_call_rows_v1_[(op - 1) * OPF_CALL_ROWS_PER_OP_ + id];
+            const struct opf_call_row_v2_ *r = &opf_call_rows_v2_[(op - 1) * OPF_CALL_ROWS_PER_OP_ + id];
             const opf_datatype_t type = (opf_datatype_t)(uintptr_t)id;
             int kt = -1, valid = 0;
             opf_type_kernel_type(type, &kt);
@@ -96,9 +129,6 @@ static void check_rows(int expect_claims)
             CHECK(valid && kt >= 0, "row %s %s is open for an (op, type) the library refuses",
                   opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
             if (!valid || kt < 0) continue;
-            if (expect_claims)
-                CHECK(r->align_mask == ~(uintptr_t)0, "row %s %s passes calls while a claim hook is loaded",
-                      opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
             const opf_count_t counts[] = { 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 100, 1000, 4096, 65536, 1 << 20,
                                            r->split2 - 1, r->split2, r->split3 - 1, r->split3, limit };
             for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
@@ -126,7 +156,7 @@ int main(void)
 {
     const int expect_claims = getenv("OPF_TEST_EXPECT_CLAIMS") && !strcmp(getenv("OPF_TEST_EXPECT_CLAIMS"), "1");
     /* Before opf_init the rows are closed: the inline call initialises through the entry point. */
-    CHECK(__atomic_load_n(&opf_call_rows_v1_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+    CHECK(__atomic_load_n(&opf_call_rows_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
                           __ATOMIC_ACQUIRE) == 0, "a row is open before opf_init");
     {
         float a[3] = { 1, 2, 3 }, b[3] = { 10, 20, 30 };
@@ -138,7 +168,8 @@ int main(void)
         int kind = 0;
         CHECK_RC(opf_memory_kind_lookup("cuda", &kind), OPF_SUCCESS);   /* the claiming component is there */
     }
-    check_rows(expect_claims);
+    check_window(expect_claims);
+    check_rows();
 
     opf_op_t user = OPF_OP_NULL;
     CHECK_RC(opf_op_create(user_fn, 1, &user), OPF_SUCCESS);
@@ -183,7 +214,7 @@ int main(void)
 
     /* After opf_finalize the rows are closed again; a call initialises anew. */
     CHECK_RC(opf_finalize(), OPF_SUCCESS);
-    CHECK(__atomic_load_n(&opf_call_rows_v1_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+    CHECK(__atomic_load_n(&opf_call_rows_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
                           __ATOMIC_ACQUIRE) == 0, "a row is still open after opf_finalize");
     {
         double a[2] = { 1, -0.0 }, b[2] = { 2, 0.0 };

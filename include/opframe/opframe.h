@@ -215,12 +215,19 @@ int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t c
  * messages are the same either way. What it saves is the call into the
  * shared library before the kernel: 2.3 ns per call on a 2.4 GHz AMD EPYC
  * (Zen 3), against 0.3 ns for the inline checks (docs/performance.md).
+ * With a memory kind loaded whose component claims buffers (cuda), a buffer
+ * is host memory for the inline call where the library's host window says
+ * so: the program's image (code, constant and static data), the main
+ * thread's stack, the brk heap up to the current break; any other buffer
+ * (another thread's stack, an mmap'd one, device memory) goes to the entry
+ * point, which asks the component.
  * Define OPF_NO_INLINE_CALLS before including this header to call the entry
  * points alone; `(opf_reduce_local)(...)` and `&opf_reduce_local` name them
- * too. The row's layout is not an interface of its own: a program built
- * against it refers to opf_call_rows_v1_, and a library with another layout
- * exports another name (the program then fails to load, never misreads). */
-struct opf_call_row_v1_ {
+ * too. The row's and the window's layouts are not interfaces of their own: a
+ * program built against them refers to opf_call_rows_v2_ and
+ * opf_host_window_v2_, and a library with other layouts exports other names
+ * (the program then fails to load, never misreads). */
+struct opf_call_row_v2_ {
     opf_count_t limit;          /* counts 1 .. limit may take the row; 0: none (read with acquire: written last) */
     uintptr_t align_mask;       /* a buffer address with one of these bits set goes to the entry point */
     opf_count_t split2, split3; /* from this count on, the `above` kernel serves */
@@ -229,7 +236,16 @@ struct opf_call_row_v1_ {
         (*above3)(const void *, const void *, void *, opf_count_t);
 };
 #define OPF_CALL_ROWS_PER_OP_ 64   /* [op id - 1][type id]: type ids below 64 */
-extern const struct opf_call_row_v1_ *const opf_call_rows_v1_;
+extern const struct opf_call_row_v2_ *const opf_call_rows_v2_;
+/* Where buffers are host memory whatever a claiming component would say
+ * (written before the rows open: a row read with acquire orders it). */
+struct opf_host_ranges_v2_ {
+    uintptr_t claims;            /* 0: no component claims buffers, every buffer is host memory */
+    uintptr_t low[3], span[3];   /* [low, low + span): the program's image (two spans), the main thread's stack */
+    uintptr_t heap_low;          /* the brk heap: heap_low .. the current break */
+    void *const *brk;            /* where the C library keeps the current break */
+};
+extern const struct opf_host_ranges_v2_ *const opf_host_window_v2_;
 #if !defined(OPF_NO_INLINE_CALLS) && defined(__GNUC__) && \
     (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
 #define OPF_INLINE_CALLS 1
@@ -239,32 +255,45 @@ extern const struct opf_call_row_v1_ *const opf_call_rows_v1_;
 #define OPF_ADDRESS_(p) ((uintptr_t)(p))
 #endif
 /* The row a call may take, or NULL. */
-static inline const struct opf_call_row_v1_ *opf_call_row_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+static inline const struct opf_call_row_v2_ *opf_call_row_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
     const uintptr_t o = OPF_ADDRESS_(op) - 1, d = OPF_ADDRESS_(datatype);
-    const struct opf_call_row_v1_ *row;
+    const struct opf_call_row_v2_ *row;
     if (o >= OPF_OPID_COUNT - 1 || d >= OPF_CALL_ROWS_PER_OP_) return 0;
-    row = opf_call_rows_v1_ + (o * OPF_CALL_ROWS_PER_OP_ + d);
+    row = opf_call_rows_v2_ + (o * OPF_CALL_ROWS_PER_OP_ + d);
     return count >= 1 && count <= __atomic_load_n(&row->limit, __ATOMIC_ACQUIRE) ? row : 0;
+}
+/* Whether the host window holds address a. */
+static inline int opf_in_host_window_(const struct opf_host_ranges_v2_ *w, uintptr_t a)
+{
+    return a - w->low[0] < w->span[0] || a - w->low[1] < w->span[1] || a - w->low[2] < w->span[2] ||
+           (a >= w->heap_low && a < OPF_ADDRESS_(__atomic_load_n(w->brk, __ATOMIC_RELAXED)));
 }
 static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, opf_count_t count,
                                            opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row_v1_ *row = opf_call_row_(op, datatype, count);
+    const struct opf_call_row_v2_ *row = opf_call_row_(op, datatype, count);
     if (row && inbuf && inoutbuf && !((OPF_ADDRESS_(inbuf) | OPF_ADDRESS_(inoutbuf)) & row->align_mask)) {
-        (count < row->split2 ? row->below2 : row->above2)(inbuf, inoutbuf, count);
-        return OPF_SUCCESS;
+        const struct opf_host_ranges_v2_ *w = opf_host_window_v2_;
+        if (!w->claims || (opf_in_host_window_(w, OPF_ADDRESS_(inbuf)) && opf_in_host_window_(w, OPF_ADDRESS_(inoutbuf)))) {
+            (count < row->split2 ? row->below2 : row->above2)(inbuf, inoutbuf, count);
+            return OPF_SUCCESS;
+        }
     }
     return (opf_reduce_local)(inbuf, inoutbuf, count, datatype, op);
 }
 static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, void *out, opf_count_t count,
                                             opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row_v1_ *row = opf_call_row_(op, datatype, count);
+    const struct opf_call_row_v2_ *row = opf_call_row_(op, datatype, count);
     if (row && in1 && in2 && out &&
         !((OPF_ADDRESS_(in1) | OPF_ADDRESS_(in2) | OPF_ADDRESS_(out)) & row->align_mask)) {
-        (count < row->split3 ? row->below3 : row->above3)(in1, in2, out, count);
-        return OPF_SUCCESS;
+        const struct opf_host_ranges_v2_ *w = opf_host_window_v2_;
+        if (!w->claims || (opf_in_host_window_(w, OPF_ADDRESS_(in1)) && opf_in_host_window_(w, OPF_ADDRESS_(in2)) &&
+                           opf_in_host_window_(w, OPF_ADDRESS_(out)))) {
+            (count < row->split3 ? row->below3 : row->above3)(in1, in2, out, count);
+            return OPF_SUCCESS;
+        }
     }
     return (opf_reduce_local3)(in1, in2, out, count, datatype, op);
 }
