@@ -189,8 +189,12 @@ cp "$src/contrib/gpu/run.sh" "$out/run.sh"
 chmod 755 "$out/run.sh" "$out"/bin/*
 
 # ---- BUNDLE.txt: what this is, and what it needs -------------------------------------
-glibc=$(for elf in "$out"/lib/*.so* "$out"/components/*.so "$out"/bin/*; do objdump -T "$elf"; done |
-    sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -t. -k1,1n -k2,2n -k3,3n -u | tail -1)
+glibc_of() {   # the newest glibc symbol version the files use
+    for elf in "$@"; do objdump -T "$elf"; done |
+        sed -n 's/.*GLIBC_\([0-9][0-9.]*\).*/\1/p' | sort -t. -k1,1n -k2,2n -k3,3n -u | tail -n 1
+}
+glibc=$(glibc_of "$out"/lib/*.so* "$out"/components/*.so "$out"/bin/*)
+glibc_compat=$(glibc_of "$out"/lib/compat/*)
 {
     echo "opframe GPU bundle (contrib/gpu/bundle.sh; run: run.sh [OUTDIR])"
     echo "commit: $(git -C "$src" rev-parse HEAD)$(git -C "$src" status --porcelain | grep -q . && echo ' + uncommitted changes')"
@@ -199,7 +203,7 @@ glibc=$(for elf in "$out"/lib/*.so* "$out"/components/*.so "$out"/bin/*; do objd
     echo "configure: $conf"
     echo "nvcc: $("$NVCC" --version | tail -1)"
     echo "cuda architectures: $arch (SASS) + compute_$arch (PTX)"
-    echo "needs: x86-64, glibc >= $glibc, an NVIDIA driver for CUDA $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+    echo "needs: x86-64, glibc >= $glibc ($glibc_compat where lib/compat/ is used), an NVIDIA driver for CUDA $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
     echo "files:"
     (cd "$out" && find . -type f ! -name BUNDLE.txt | LC_ALL=C sort | while read -r f; do
         printf '  %-40s %9s\n' "${f#./}" "$(wc -c <"$f")"
@@ -210,7 +214,7 @@ bytes=$(du -sb "$out" | cut -f1)
 t1=$(date +%s)
 say "wrote $out:"
 sed -n 's/^  /  /p' "$out/BUNDLE.txt"
-say "bundle size: $((bytes / 1024)) KiB ($(du -sh "$out" | cut -f1)); needs glibc >= $glibc"
+say "bundle size: $((bytes / 1024)) KiB ($(du -sh "$out" | cut -f1)); needs glibc >= $glibc ($glibc_compat with lib/compat/)"
 say "time: $((t1 - t0)) s (build $((t_built - t0)) s)"
 [ "$bytes" -lt $((40 * 1024 * 1024)) ] || die "the bundle is over 40 MiB"
 say "next: copy the repository with build-gpu/bundle to the GPU machine, run build-gpu/bundle/run.sh [OUTDIR]"
