@@ -19,6 +19,7 @@
  * outlive opf_finalize) and starts a fresh opf_init. Every OPF_MCA_* variable
  * of the caller is cleared and no parameter file is read. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
 #include "check.h"
 
 #include <fcntl.h>
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 
 #include <opframe/device.h>
 #include <opframe/introspect.h>
@@ -920,7 +922,12 @@ static void test_example(void)
 static void test_device(void)
 {
     const char *dir = dir_of("OPF_TEST_DIR_DEVICE");
-    static int32_t device[64] __attribute__((aligned(8)));   /* the memory devfail claims */
+    /* The memory devfail claims: a mapping of its own, as a driver's device
+     * memory is (the framework never asks hooks about the program's image,
+     * the heap or a stack: framework/host_memory.h). */
+    int32_t *device = mmap(NULL, 64 * sizeof(int32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(device != MAP_FAILED, "mmap for devfail's memory");
+    if (device == MAP_FAILED) return;
     int32_t host[64], in[64], expect[64];
     char number[32];
     int kind = -1;
@@ -1003,7 +1010,7 @@ static void test_device(void)
         expect[i] = in[i] + i;
     }
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
-    CHECK(memcmp(device, expect, sizeof device) == 0, "devfail SUM result differs");
+    CHECK(memcmp(device, expect, sizeof expect) == 0, "devfail SUM result differs");
     CHECK(calls("devfail") == 1, "op_devfail_calls is %lld, expected 1", calls("devfail"));
     /* Issue 26: opf_reduce_local_n on device memory without an n-ary device
      * kernel is the chain of 3-buffer device calls (one per further input),
@@ -1016,7 +1023,7 @@ static void test_device(void)
             expect[i] = in[i] + i + in[i];
         }
         CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
-        CHECK(memcmp(device, expect, sizeof device) == 0, "devfail n-ary SUM result differs");
+        CHECK(memcmp(device, expect, sizeof expect) == 0, "devfail n-ary SUM result differs");
         CHECK(calls("devfail") == 3, "op_devfail_calls is %lld, expected 3", calls("devfail"));
         CHECK_RC(opf_reduce_local_n(srcs, 3, device, 64, OPF_INT32_T, OPF_AVG), OPF_ERR_OP);
         CONTAINS(opf_last_error(), "no component offers an n-ary kernel for this slot on devfail memory, and "
@@ -1025,7 +1032,7 @@ static void test_device(void)
         CHECK_RC(opf_reduce_local_n(late, 3, device, 64, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
         CONTAINS(opf_last_error(), "the chain would overwrite dst, one of srcs[2..]");
         CHECK_RC(opf_reduce_local_n_stream(late, 3, device, 64, OPF_INT32_T, OPF_SUM, kind, NULL), OPF_ERR_BUFFER);
-        CHECK(memcmp(device, expect, sizeof device) == 0, "a refused n-ary call wrote device memory");
+        CHECK(memcmp(device, expect, sizeof expect) == 0, "a refused n-ary call wrote device memory");
         CHECK(calls("devfail") == 3, "refused n-ary calls ran kernels: op_devfail_calls is %lld", calls("devfail"));
         /* SUM INT64 has devfail's n-ary kernels: one call for k inputs, dst
          * any of them (a chain could not serve dst = srcs[2]), synchronous
@@ -1067,6 +1074,7 @@ static void test_device(void)
     CHECK(opf_memory_kind_count() == 1, "op=alpha: %d memory kinds", opf_memory_kind_count());
     CHECK_RC(opf_reduce_local(in, device, 64, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
     opf_finalize();
+    munmap(device, 64 * sizeof(int32_t));
 }
 
 /* ---- 11. hostile component files and paths (issue 12, items 10, 12, 13, 15) ------------

@@ -105,7 +105,8 @@ cd "$build/obj"
 # the library's objects twice at once.
 say "make -j$jobs all (log: $build/make.log)"
 make -j"$jobs" all >"$build/make.log" 2>&1 || { tail -40 "$build/make.log"; die "build failed (log: $build/make.log)"; }
-programs="tools/opframe_info tools/opframe_bench test/conformance test/cuda_conformance test/cuda_bench test/cuda_semantics"
+programs="tools/opframe_info tools/opframe_bench test/conformance test/cuda_conformance test/cuda_bench test/cuda_semantics
+          test/cuda_conversions"
 # the OpenCL tests link the ICD loader, as libopframe-opencl does (built by `all` when configure found it)
 [ -f libopframe-opencl.la ] && programs="$programs test/opencl_conformance test/opencl_bench"
 say "make -j$jobs $programs"

@@ -18,6 +18,7 @@
 #   opframe_info        opframe_info: the components and why any is disqualified
 #   cuda_semantics      the kernels' arithmetic on the host (quick)
 #   cuda_conformance    every slot against the base on the GPU (77 without one)
+#   cuda_conversions    the device's float16 / fp8 conversions against the rule, every input
 #   memcheck, initcheck compute-sanitizer --tool memcheck / initcheck on
 #                       cuda_conformance --quick (skipped without compute-sanitizer
 #                       on PATH or in /usr/local/cuda/bin, or without a GPU)
@@ -206,6 +207,7 @@ run opframe_info 20 "$bin/opframe_info"
 run cuda_semantics 60 "$bin/cuda_semantics"
 run cuda_conformance 120 "$bin/cuda_conformance"
 conformance_rc=$rc
+run cuda_conversions 30 "$bin/cuda_conversions"
 
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)
 [ -n "$sanitizer" ] || for s in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer; do

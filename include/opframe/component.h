@@ -143,7 +143,10 @@ typedef int opf_memory_claim_fn(const void *ptr);
  * negative OPF_ERR_* code (name taken or malformed, or OPF_MEMORY_KINDS_MAX
  * reached). `claim` may be NULL: the
  * kind is then reached through stream calls only; otherwise opf_reduce_local
- * asks it about each buffer (only while some component registered a claim). */
+ * asks it about each buffer (only while some component registered a claim)
+ * but those that are host memory whatever a hook would say: the program's
+ * image (code, constant and static data), the brk heap and the threads'
+ * stacks, where no driver maps device memory. */
 int opf_memory_kind_register(const char *name, opf_memory_claim_fn *claim);
 
 /* Answers, for the n buffers of one call at once, which are memory of the
