@@ -18,14 +18,19 @@
 #define OPF_HD
 #endif
 
-// nvcc's device pass converts float16 and fp8 with the GPU's instructions
-// (storage_hw.h: the same bits; fp8 from sm_89 on). Not the cuda component's
-// CPU stand-in, which compiles the device branches with the host compiler.
+// nvcc's device pass converts with storage_hw.h (the same bits): float16 both
+// ways and FLOAT8_E5M2 to float with the GPU's instructions, float to
+// bfloat16 with theirs from sm_80 on, FLOAT8_E4M3 to float and float to fp8
+// from sm_89 on. Not the cuda component's CPU stand-in,
+// which compiles the device branches with the host compiler.
 #if defined(__CUDA_ARCH__) && defined(__NVCC__)
 #include "base/storage_hw.h"
-#define OPF_HW_HALF 1
+#define OPF_STORAGE_HW 1            // float16 both ways (FLOAT8_E5M2 is a float16's top byte)
+#if __CUDA_ARCH__ >= 800
+#define OPF_STORAGE_HW_BF16_CVT 1   // float to bfloat16: the instruction exists from sm_80 on
+#endif
 #if __CUDA_ARCH__ >= 890
-#define OPF_HW_FLOAT8 1
+#define OPF_STORAGE_HW_FP8_CVT 1    // fp8 <-> float16 / float: the instructions exist from sm_89 on
 #endif
 #endif
 
@@ -83,7 +88,7 @@ OPF_HD inline float to_float_soft(Half h)
 }
 OPF_HD inline float to_float(Half h)
 {
-#if defined(OPF_HW_HALF)
+#if defined(OPF_STORAGE_HW)
     return hw::half_to_float(h.bits);
 #else
     return to_float_soft(h);
@@ -116,7 +121,7 @@ OPF_HD inline Half to_half_soft(float f)
 }
 OPF_HD inline Half to_half(float f)
 {
-#if defined(OPF_HW_HALF)
+#if defined(OPF_STORAGE_HW)
     return {hw::float_to_half(f)};
 #else
     return to_half_soft(f);
@@ -125,13 +130,21 @@ OPF_HD inline Half to_half(float f)
 
 OPF_HD inline float to_float(BFloat16 b) { return bits_as<float>(uint32_t(b.bits) << 16); }
 
-OPF_HD inline BFloat16 to_bfloat16(float f)
+OPF_HD inline BFloat16 to_bfloat16_soft(float f)
 {
     const uint32_t x = bits_as<uint32_t>(f);
     if ((x & 0x7fffffffu) > 0x7f800000u)           // NaN: quiet it, keep sign and top payload
         return {uint16_t((x >> 16) | 0x0040u)};
     const uint32_t round = 0x7fffu + ((x >> 16) & 1u);   // nearest even; overflow reaches inf
     return {uint16_t((x + round) >> 16)};
+}
+OPF_HD inline BFloat16 to_bfloat16(float f)
+{
+#if defined(OPF_STORAGE_HW_BF16_CVT)
+    return {hw::float_to_bfloat16(f)};
+#else
+    return to_bfloat16_soft(f);
+#endif
 }
 
 // ---- OCP 8-bit floats (OFP8) ---------------------------------------------------
@@ -158,14 +171,22 @@ OPF_HD inline float to_float_soft(Float8E4M3 b)
 }
 OPF_HD inline float to_float(Float8E4M3 b)
 {
-#if defined(OPF_HW_FLOAT8)
+#if defined(OPF_STORAGE_HW_FP8_CVT)
     return hw::e4m3_to_float(b.bits);
 #else
     return to_float_soft(b);
 #endif
 }
 
-OPF_HD inline float to_float(Float8E5M2 b) { return to_float(Half{uint16_t(b.bits << 8)}); }
+OPF_HD inline float to_float_soft(Float8E5M2 b) { return to_float_soft(Half{uint16_t(b.bits << 8)}); }
+OPF_HD inline float to_float(Float8E5M2 b)
+{
+#if defined(OPF_STORAGE_HW)
+    return hw::e5m2_to_float(b.bits);
+#else
+    return to_float_soft(b);
+#endif
+}
 
 // |f| (its bits, finite and below the format's overflow threshold) rounded
 // to nearest even into an 8-bit float of Man mantissa bits and exponent bias
@@ -201,7 +222,7 @@ OPF_HD inline Float8E4M3 to_float8_e4m3_soft(float f)
 }
 OPF_HD inline Float8E4M3 to_float8_e4m3(float f)
 {
-#if defined(OPF_HW_FLOAT8)
+#if defined(OPF_STORAGE_HW_FP8_CVT)
     return {hw::float_to_e4m3(f)};
 #else
     return to_float8_e4m3_soft(f);
@@ -223,7 +244,7 @@ OPF_HD inline Float8E5M2 to_float8_e5m2_soft(float f)
 }
 OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
 {
-#if defined(OPF_HW_FLOAT8)
+#if defined(OPF_STORAGE_HW_FP8_CVT)
     return {hw::float_to_e5m2(f)};
 #else
     return to_float8_e5m2_soft(f);

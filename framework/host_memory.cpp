@@ -18,15 +18,17 @@ extern "C" void *__curbrk;   // glibc's current break, what sbrk(0) returns (exp
 namespace opf {
 
 namespace {
+// The heap range is [heap_low, *brk): empty (0 .. 0) until the ranges are
+// read, and where the C library's break is not known.
+void *const no_break = nullptr;
 #if defined(__GLIBC__)
 void *const *const break_pointer = &__curbrk;
 #else
-void *const no_break = nullptr;   // elsewhere no heap range: those buffers ask the hooks
-void *const *const break_pointer = &no_break;
+void *const *const break_pointer = &no_break;   // those buffers ask the hooks
 #endif
 } // namespace
 
-opf_host_ranges_v2_ host_window = {0, {0, 0, 0}, {0, 0, 0}, UINTPTR_MAX, break_pointer};
+opf_host_ranges_v2_ host_window = {0, {0, 0, 0}, {0, 0, 0}, 0, &no_break};
 
 namespace {
 
@@ -57,7 +59,7 @@ int program_segments(dl_phdr_info *info, size_t, void *data)
 
 void note_host_ranges(bool claims)
 {
-    opf_host_ranges_v2_ r = {claims, {0, 0, 0}, {0, 0, 0}, UINTPTR_MAX, break_pointer};
+    opf_host_ranges_v2_ r = {claims, {0, 0, 0}, {0, 0, 0}, 0, &no_break};
     if (!claims) {   // every buffer is host memory: nothing to read
         host_window = r;
         return;
@@ -80,7 +82,7 @@ void note_host_ranges(bool claims)
     // mappings: the stack may grow down to its limit, bounded by the mapping
     // below it (glibc's rule for the main thread's pthread_getattr_np).
 #if defined(__GLIBC__)
-    r.heap_low = reinterpret_cast<uintptr_t>(__curbrk);
+    r.heap_low = reinterpret_cast<uintptr_t>(__curbrk), r.brk = break_pointer;
 #endif
     if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
         char line[512];
@@ -88,7 +90,7 @@ void note_host_ranges(bool claims)
         while (std::fgets(line, sizeof line, maps)) {
             unsigned long long low = 0, high = 0;
             if (std::sscanf(line, "%llx-%llx", &low, &high) != 2) continue;
-            if (std::strstr(line, "[heap]")) r.heap_low = std::min(r.heap_low, uintptr_t(low));
+            if (std::strstr(line, "[heap]") && r.brk != &no_break) r.heap_low = std::min(r.heap_low, uintptr_t(low));
             if (std::strstr(line, "[stack]")) {
                 // Without a limit only the mapping as it is now (the space
                 // below may hold other mappings before the stack grows there).

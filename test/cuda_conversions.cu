@@ -2,7 +2,7 @@
 // kernels run (base/storage.h's dispatchers, which nvcc's device pass sends
 // to the GPU's instructions, base/storage_hw.h) against the rule (storage.h's
 // *_soft functions, compiled for the same device), for every input: all 2^32
-// floats to float16, FLOAT8_E4M3 and FLOAT8_E5M2; all 2^16 float16 and 2^8
+// floats to float16, bfloat16, FLOAT8_E4M3 and FLOAT8_E5M2; all 2^16 float16 and 2^8
 // fp8 codes to float. Any NaN matches any NaN; everything else bit for bit.
 //
 // That the check can fail is shown in the same run: the bare saturating fp8
@@ -25,9 +25,9 @@ namespace {
 
 namespace ob = opf::base;
 
-enum Check : int { kHalf, kE4M3, kE5M2, kHalfWiden, kE4M3Widen, kE5M2Widen, kBareE4M3, kBareE5M2, kChecks };
+enum Check : int { kHalf, kBF16, kE4M3, kE5M2, kHalfWiden, kE4M3Widen, kE5M2Widen, kBareE4M3, kBareE5M2, kChecks };
 const char *const check_name[kChecks] = {
-    "float -> float16",          "float -> float8_e4m3",      "float -> float8_e5m2",
+    "float -> float16",          "float -> bfloat16",         "float -> float8_e4m3",      "float -> float8_e5m2",
     "float16 -> float",          "float8_e4m3 -> float",      "float8_e5m2 -> float",
     "bare satfinite e4m3 (expected to differ)", "bare satfinite e5m2 (expected to differ)"};
 
@@ -39,6 +39,7 @@ struct Tally {
 
 __device__ bool same(uint32_t got, uint32_t want, bool got_nan, bool want_nan) { return got == want || (got_nan && want_nan); }
 __device__ bool half_nan(uint32_t h) { return (h & 0x7fff) > 0x7c00; }
+__device__ bool bf16_nan(uint32_t b) { return (b & 0x7fff) > 0x7f80; }
 __device__ bool e4m3_nan(uint32_t b) { return (b & 0x7f) == 0x7f; }
 __device__ bool e5m2_nan(uint32_t b) { return (b & 0x7f) > 0x7c; }
 __device__ bool float_nan(uint32_t u) { return (u & 0x7fffffff) > 0x7f800000; }
@@ -60,6 +61,8 @@ __global__ void every_float(uint64_t begin, uint64_t count, Tally *t)
         const float f = ob::bits_as<float>(u);
         const uint32_t h = ob::to_half(f).bits, hs = ob::to_half_soft(f).bits;
         if (!same(h, hs, half_nan(h), half_nan(hs))) note(t, kHalf, u, h, hs);
+        const uint32_t b = ob::to_bfloat16(f).bits, bs = ob::to_bfloat16_soft(f).bits;
+        if (!same(b, bs, bf16_nan(b), bf16_nan(bs))) note(t, kBF16, u, b, bs);
         const uint32_t e4 = ob::to_float8_e4m3(f).bits, e4s = ob::to_float8_e4m3_soft(f).bits;
         if (!same(e4, e4s, e4m3_nan(e4), e4m3_nan(e4s))) note(t, kE4M3, u, e4, e4s);
         const uint32_t e5 = ob::to_float8_e5m2(f).bits, e5s = ob::to_float8_e5m2_soft(f).bits;
@@ -85,14 +88,14 @@ __global__ void every_code(Tally *t)
         const uint32_t as = ob::bits_as<uint32_t>(ob::to_float_soft(ob::Float8E4M3{uint8_t(c)}));
         if (!same(a, as, float_nan(a), float_nan(as))) note(t, kE4M3Widen, c, a, as);
         const uint32_t b = ob::bits_as<uint32_t>(ob::to_float(ob::Float8E5M2{uint8_t(c)}));
-        const uint32_t bs = ob::bits_as<uint32_t>(ob::to_float_soft(ob::Half{uint16_t(c << 8)}));
+        const uint32_t bs = ob::bits_as<uint32_t>(ob::to_float_soft(ob::Float8E5M2{uint8_t(c)}));
         if (!same(b, bs, float_nan(b), float_nan(bs))) note(t, kE5M2Widen, c, b, bs);
     }
     if (c == 0) {
-#if defined(OPF_HW_HALF)
+#if defined(OPF_STORAGE_HW)
         t->hw_half = 1;
 #endif
-#if defined(OPF_HW_FLOAT8)
+#if defined(OPF_STORAGE_HW_FP8_CVT)
         t->hw_float8 = 1;
 #endif
     }
@@ -143,8 +146,8 @@ int main(int argc, char **argv)
     CUDA_OK(cudaDeviceSynchronize());
     float ms = 0;
     cudaEventElapsedTime(&ms, start, stop);
-    std::printf("cuda_conversions: %s (sm_%d%d); device path: float16 %s, fp8 %s; every input in %.0f ms\n", prop.name,
-                prop.major, prop.minor, t->hw_half ? "instructions" : "software",
+    std::printf("cuda_conversions: %s (sm_%d%d); device path: float16 and bfloat16 %s, fp8 %s; every input in "
+                "%.0f ms\n", prop.name, prop.major, prop.minor, t->hw_half ? "instructions" : "software",
                 t->hw_float8 ? "instructions" : "software (no fp8 instructions before sm_89 in this build)", ms);
     int failed = 0;
     for (int c = 0; c < kChecks; ++c) {

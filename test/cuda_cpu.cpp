@@ -607,9 +607,12 @@ void transient_probe()
           rc3 ? opf_last_error() : "");
 }
 
-// A transient failure of the occupancy query: that call guesses, the next asks again.
+// A transient failure of the occupancy query: that call guesses, the next
+// asks again (with op_cuda_max_blocks=0, the grid of resident blocks; the
+// default grid gives every work item a thread and asks nothing).
 void transient_occupancy()
 {
+    opf_param_set("op_cuda_max_blocks", "0");
     OnDevice1 d(5000);
     const char *occupancy = "cudaOccupancyMaxActiveBlocksPerMultiprocessor";
     cudastub::inject(cudastub::kOccupancy, 1, cudaErrorMemoryAllocation);

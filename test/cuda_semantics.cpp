@@ -140,9 +140,10 @@ void check_conversions(bool exhaustive, bool exhaustive_fp8, Rng &rng)
         const float bx = cuda_widen_fp8(uint8_t(c), __NV_E5M2), by = ob::to_float(ob::Float8E5M2{uint8_t(c)});
         if (std::memcmp(&x, &y, 4) != 0 && !(x != x && y != y)) fail("float8_e4m3 0x%02x -> float differs", c);
         if (std::memcmp(&bx, &by, 4) != 0 && !(bx != bx && by != by)) fail("float8_e5m2 0x%02x -> float differs", c);
-        const float hx = ob::hw::e4m3_to_float(uint8_t(c));   // the device path, in the headers' emulation
+        const float hx = ob::hw::e4m3_to_float(uint8_t(c)), hy = ob::hw::e5m2_to_float(uint8_t(c));   // the device path
         if (std::memcmp(&hx, &y, 4) != 0 && !(hx != hx && y != y)) fail("float8_e4m3 0x%02x -> float: device path differs", c);
-        checks += 3;
+        if (std::memcmp(&hy, &by, 4) != 0 && !(hy != hy && by != by)) fail("float8_e5m2 0x%02x -> float: device path differs", c);
+        checks += 4;
     }
     if (exhaustive) {
         for (uint64_t u = 0; u <= 0xffffffffu; ++u) check_float(uint32_t(u), exhaustive_fp8);

@@ -242,7 +242,7 @@ extern const struct opf_call_row_v2_ *const opf_call_rows_v2_;
 struct opf_host_ranges_v2_ {
     uintptr_t claims;            /* 0: no component claims buffers, every buffer is host memory */
     uintptr_t low[3], span[3];   /* [low, low + span): the program's image (two spans), the main thread's stack */
-    uintptr_t heap_low;          /* the brk heap: heap_low .. the current break */
+    uintptr_t heap_low;          /* the brk heap: heap_low .. the current break (*brk >= heap_low) */
     void *const *brk;            /* where the C library keeps the current break */
 };
 extern const struct opf_host_ranges_v2_ *const opf_host_window_v2_;
@@ -263,11 +263,13 @@ static inline const struct opf_call_row_v2_ *opf_call_row_(opf_op_t op, opf_data
     row = opf_call_rows_v2_ + (o * OPF_CALL_ROWS_PER_OP_ + d);
     return count >= 1 && count <= __atomic_load_n(&row->limit, __ATOMIC_ACQUIRE) ? row : 0;
 }
-/* Whether the host window holds address a. */
+/* Whether the host window holds address a: four unsigned range tests, no
+ * branch between them (the heap's first: most buffers are there). */
 static inline int opf_in_host_window_(const struct opf_host_ranges_v2_ *w, uintptr_t a)
 {
-    return a - w->low[0] < w->span[0] || a - w->low[1] < w->span[1] || a - w->low[2] < w->span[2] ||
-           (a >= w->heap_low && a < OPF_ADDRESS_(__atomic_load_n(w->brk, __ATOMIC_RELAXED)));
+    const uintptr_t heap_end = OPF_ADDRESS_(__atomic_load_n(w->brk, __ATOMIC_RELAXED));
+    return (a - w->heap_low < heap_end - w->heap_low) | (a - w->low[2] < w->span[2]) | (a - w->low[0] < w->span[0]) |
+           (a - w->low[1] < w->span[1]);
 }
 static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, opf_count_t count,
                                            opf_datatype_t datatype, opf_op_t op)
