@@ -58,8 +58,9 @@
  * driver too old; no device only with op_cuda_lazy_init=false). init_query
  * does not initialise the driver: that happens at the first call that needs
  * it, and host-memory calls before anyone initialised it ask no pointer query
- * (see "the driver" below); buffers on the heap or the stack cost no driver
- * call at all (known_host). Device pointers and streams of the application's
+ * (see "the driver" below); buffers in the program's image, on the heap or on
+ * a stack cost no driver call at all (the framework does not ask about them).
+ * Device pointers and streams of the application's
  * own runtime work because both use the driver's primary context of each
  * device (as with NCCL, which links the runtime statically too). Memory of
  * other contexts (cuCtxCreate, green contexts) and buffers the driver's
@@ -504,63 +505,25 @@ bool on_host(const Buf &b) { return b.where == Where::Host || b.where == Where::
 
 int memory_kind = -1;   // "cuda", registered at init_query
 
-// Host memory known without asking the driver: the brk heap (from where it
-// began at init_query to the current break) and the calling thread's stack.
-// The driver maps device and managed memory elsewhere (mmap), so a buffer
-// there is host memory whatever the driver's state: a host reduction on such
-// buffers costs no driver call (issue 21). Registered (pinned) host memory
-// there is host memory too: the claim hook does not claim it either way.
-uintptr_t heap_start = UINTPTR_MAX;   // set at init_query
-void note_heap_start()
-{
-    heap_start = reinterpret_cast<uintptr_t>(sbrk(0));
-    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {   // the heap may have begun earlier
-        char line[512];
-        while (std::fgets(line, sizeof line, maps))
-            if (std::strstr(line, "[heap]")) heap_start = std::min(heap_start, uintptr_t(std::strtoull(line, nullptr, 16)));
-        std::fclose(maps);
-    }
-}
-bool known_host(const void *p)
-{
-    const auto at = reinterpret_cast<uintptr_t>(p);
-    if (at >= heap_start && at < reinterpret_cast<uintptr_t>(sbrk(0))) return true;
-    struct Range {
-        uintptr_t low = 0, high = 0;
-    };
-    thread_local Range stack;   // one TLS lookup (a dlopened module's TLS is a call)
-    if (!stack.high) [[unlikely]] {
-        pthread_attr_t attr;
-        void *low = nullptr;
-        size_t size = 0;
-        stack.high = 1;   // unknown: never matches
-        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &low, &size) == 0) stack = {reinterpret_cast<uintptr_t>(low),
-                                                                         reinterpret_cast<uintptr_t>(low) + size};
-            pthread_attr_destroy(&attr);
-        }
-    }
-    return at >= stack.low && at < stack.high;
-}
-
 // Unknown memory is claimed too, so that the call reaches this component and
-// is refused with the reason instead of running the host base on it. Known
-// host memory (known_host) costs no driver call; before the driver is
-// initialised (a host-only process), no pointer is asked about.
+// is refused with the reason instead of running the host base on it; before
+// the driver is initialised (a host-only process), no pointer is asked about.
 // Device memory is claimed even where the devices could not be set up: the
 // call then fails with the reason (require_devices) instead of crashing in
 // host code.
-// The framework asks once per call with all of its buffers (claims_call):
-// the driver's state is then asked at most once per call, and only when a
-// buffer lies outside the heap and the stack; each such buffer costs one
-// pointer query once the driver is initialised. Fewer is not sound: any
-// mapping may be unmapped and its addresses reused for device memory the
-// moment anyone initialises the driver, and only a driver call tells.
+// The framework asks once per call with the buffers it cannot place itself:
+// never the program's image, the brk heap or a stack (component.h; issue 21
+// had this component test the heap and the stack, issue 33 moved that into
+// the framework and its inline calls). The driver's state is then asked at
+// most once per call; each buffer costs one pointer query once the driver is
+// initialised. Fewer is not sound: any mapping may be unmapped and its
+// addresses reused for device memory the moment anyone initialises the
+// driver, and only a driver call tells.
 unsigned claims_call(const void *const *ptrs, int n)
 {
     unsigned unknown = 0;
     for (int i = 0; i < n; ++i)
-        if (ptrs[i] && !known_host(ptrs[i])) unknown |= 1u << i;
+        if (ptrs[i]) unknown |= 1u << i;
     if (!unknown || !driver_initialised()) return 0;
     devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
     unsigned claimed = 0;
@@ -1254,7 +1217,6 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
                       ", linked statically)";
     devices_text = devices_storage.c_str();
     if (open_driver(reason, reason_len)) return 1;
-    note_heap_start();
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     if (!lazy_init) {   // now: the devices listed, the component disqualified where there is none
         if (devices_ready(true) != OPF_SUCCESS) {
