@@ -29,7 +29,7 @@
  *   - a mixed call (some operand in host memory) of fewer than
  *     op_cuda_staging_min_count elements instead copies the device operands
  *     to the host, computes there (the same functors) and copies the result
- *     back: no slower than a kernel launch for the smallest counts;
+ *     back (by default never: staging measured faster at every count);
  *   - when device scratch cannot be had, or the device has no kernel image
  *     for its architecture, the call also takes that host path.
  * The call returns when the result is in place (it synchronises the calling
@@ -78,9 +78,9 @@
  * Parameters:
  *   op_cuda_priority           priority of its offers (default 60)
  *   op_cuda_device             -1: follow the buffers; N: synchronous calls run on device N
- *   op_cuda_block_size         threads per block (default 256)
+ *   op_cuda_block_size         threads per block (default 1: staged)
  *   op_cuda_max_blocks         most blocks per launch (default 2^30: a thread per work item); 0: SMs x resident blocks per SM
- *   op_cuda_staging_min_count  mixed host/device calls below this count run on the host (default 256)
+ *   op_cuda_staging_min_count  mixed host/device calls below this count run on the host (default 1: staged)
  *   op_cuda_scratch_cache      bytes of staging scratch kept per device between calls (default 64M)
  *   op_cuda_stream_check       check that stream-call buffers are device-accessible (default true)
  *   op_cuda_lazy_init          initialise the driver at first need, not at opf_init (default true)
@@ -135,9 +135,10 @@ int64_t block_size = 256;
 // the 3-buffer ones from 0.97 to 1.00-1.02, against a grid of resident blocks.
 int64_t max_blocks_param = int64_t(1) << 30;
 // Measured on an NVIDIA H200 (issue 33, cuda_bench section 3, float SUM, host
-// in, device inout): staging at least as fast from 256 elements on in two
-// runs (18.2 vs 20.3 us at 256, 21.0 vs 31.8 at 4096), within noise below.
-int64_t staging_min_count = 256;
+// in, device inout): staging faster at every count from 1 in two of three
+// runs (13.9 vs 14.8 us at 1, 16.4 vs 23.5 at 4096), and in the third at
+// every count but 16 and 64: the host path stays for what cannot be staged.
+int64_t staging_min_count = 1;
 int64_t scratch_cache = 64 << 20;
 int stream_check = 1;
 int lazy_init = 1;
@@ -1057,7 +1058,7 @@ int register_params()
          "Most blocks per kernel launch (a grid-stride loop does the rest; the default gives every work item a "
          "thread of its own); 0: the device's SM count times the blocks of that kernel resident per SM",
          5, OPF_PARAM_SETTABLE, nullptr, nullptr, &max_blocks_param},
-        {"op_cuda_staging_min_count", OPF_PARAM_SIZE, "256",
+        {"op_cuda_staging_min_count", OPF_PARAM_SIZE, "1",
          "Elements from which a mixed host/device synchronous call copies host operands to the device and "
          "computes there; below it the device operands are copied to the host and the call computes on the host",
          4, OPF_PARAM_SETTABLE, nullptr, nullptr, &staging_min_count},
