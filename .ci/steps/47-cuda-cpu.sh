@@ -7,7 +7,10 @@
 #      the mutation CUDASTUB_MUTATE=thread-index, which it must catch, and with
 #      a grid of 3 blocks of 32 threads (many turns of the grid-stride loop);
 #   3. the kernels' host branches: cuda_kernels.cu compiled a second time
-#      (without __CUDA_ARCH__) into a scratch module, and both tests on it.
+#      (without __CUDA_ARCH__) into a scratch module, and both tests on it;
+#   4. the GPU programs make check does not build (test/cuda_bench with its
+#      Thrust reference, test/cuda_conversions: nvcc) build, and skip (77)
+#      here with the reason.
 # Uses step 10's build in CI_ROOT; without the CUDA toolkit nothing is built
 # and nothing runs.
 . "$CI_ROOT/.ci/lib.sh"
@@ -66,6 +69,19 @@ if wait $host_build; then
 else
     cat "$scratch/host.log"
     echo "FAILED: the host-branch build"
+    failed=$((failed + 1))
+fi
+# 4. The GPU programs outside make check: they build, and skip without a GPU.
+echo "+ make test/cuda_bench test/cuda_conversions"
+if make -j2 test/cuda_bench test/cuda_conversions >"$scratch/gpu-programs.log" 2>&1; then
+    passed=$((passed + 1))
+    for program in test/cuda_bench test/cuda_conversions; do
+        run 77 "$program"
+        grep -q "skipped" "$scratch/out" || { echo "FAILED: $program does not say why it skips"; failed=$((failed + 1)); }
+    done
+else
+    tail -30 "$scratch/gpu-programs.log"
+    echo "FAILED: building test/cuda_bench test/cuda_conversions"
     failed=$((failed + 1))
 fi
 ci_report $passed $failed
