@@ -249,7 +249,7 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
 
 // A predefined op on device memory: the slot must have a kernel for that kind.
 [[gnu::cold]] int check_device_slot(const char *function, opf_op_t op, opf_datatype_t datatype, const Call &c,
-                                    int mem, int nbuf)
+                                    int mem, int nbuf, opf_count_t count)
 {
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
         if (!(c.type->kernel_types >> kt & 1)) continue;
@@ -258,7 +258,19 @@ inline bool misaligned(uintptr_t alignment, uintptr_t addresses) { return addres
             return fail_call(OPF_ERR_BUFFER, function, op, datatype,
                              "the buffers are %s memory and no component serves this op on it", memory_kind_name(mem));
     }
-    return OPF_SUCCESS;
+    // A device offer may start at a min_count: below a slot's smallest one
+    // there is no kernel (apply_device would call none).
+    const Datatype &t = *c.type;
+    if (t.size == 0 || !t.dense || t.kernel_type < 0) return OPF_SUCCESS;   // apply_device's own answers
+    const DeviceSlot &s = device_slot(c.op_id, mem, t.kernel_type);
+    const opf_count_t n = count * t.basic_per_item;
+    const bool served = nbuf == 2 ? s.two.offer_for(n).fn != nullptr : s.three.offer_for(n).fn != nullptr;
+    if (served) return OPF_SUCCESS;
+    const opf_count_t from = nbuf == 2 ? s.two.larger[s.two.n_larger - 1].min_count
+                                       : s.three.larger[s.three.n_larger - 1].min_count;
+    return fail_call(OPF_ERR_BUFFER, function, op, datatype,
+                     "the buffers are %s memory, whose kernels for this op start at %lld elements (this call has "
+                     "%lld)", memory_kind_name(mem), (long long)from, (long long)n);
 }
 
 // Runs a device kernel (synchronous or on a stream) and turns its failure
@@ -460,7 +472,7 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                 if (user)
                     return fail_call(OPF_ERR_BUFFER, "opf_reduce_local", op, datatype, "user ops run on host memory only");
                 const Call c{op_id, user, &t};
-                if (int rc = check_device_slot("opf_reduce_local", op, datatype, c, mem, 2)) return rc;
+                if (int rc = check_device_slot("opf_reduce_local", op, datatype, c, mem, 2, count)) return rc;
                 return apply_device("opf_reduce_local", op, datatype, c, mem, in, nullptr, inout, count);
             }
         }
@@ -495,7 +507,7 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
                 if (user)
                     return fail_call(OPF_ERR_BUFFER, "opf_reduce_local3", op, datatype, "user ops run on host memory only");
                 const Call c{op_id, user, &t};
-                if (int rc = check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3)) return rc;
+                if (int rc = check_device_slot("opf_reduce_local3", op, datatype, c, mem, 3, count)) return rc;
                 return apply_device("opf_reduce_local3", op, datatype, c, mem, a, b, o, count);
             }
         }
@@ -920,10 +932,10 @@ int call_user_n(const UserOp &u, const Bytes *const src[], int k, Bytes *dst, op
                          "memory, and %s", memory_kind_name(mem), no.why);
     if (nsrc == 1) {   // dst = srcs[0]
         const Call copy{OPF_OPID_REPLACE, nullptr, &t};
-        if (int rc = check_device_slot(function, op, datatype, copy, mem, 2)) return rc;
+        if (int rc = check_device_slot(function, op, datatype, copy, mem, 2, count)) return rc;
         return src[0] == out ? OPF_SUCCESS : apply_device(function, op, datatype, copy, mem, src[0], nullptr, out, count);
     }
-    if (int rc = check_device_slot(function, op, datatype, c, mem, 3)) return rc;
+    if (int rc = check_device_slot(function, op, datatype, c, mem, 3, count)) return rc;
     int rc = apply_device(function, op, datatype, c, mem, src[0], src[1], out, count);
     for (int j = 2; j < nsrc && rc == OPF_SUCCESS; ++j) rc = apply_device(function, op, datatype, c, mem, out, src[j], out, count);
     return rc;

@@ -69,7 +69,7 @@ static void reset_params(void)
 {
     static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
                                   "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
-                                  "op_tier_min_count", "op_alpha_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail",
+                                  "op_tier_min_count", "op_alpha_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail", "op_devfail_min_count",
                                   "op_base_verbose"};
     opf_finalize();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
@@ -1067,6 +1067,29 @@ static void test_device(void)
         CONTAINS(opf_last_error(), "opf_reduce_local_n(op SUM, type INT64_T): component devfail failed: simulated");
         set_param("op_devfail_fail", "false");
     }
+
+    /* Device kernels from a min_count (issue 37, item 1): below it the
+     * synchronous calls are refused with the reason, nothing written (they
+     * crashed, calling no kernel); from it they run. */
+    set_param("op_devfail_min_count", "32");
+    set_param("op_devfail_fail", "false");
+    CHECK_RC(start(dir), OPF_SUCCESS);
+    for (int i = 0; i < 64; ++i) device[i] = i, in[i] = 1;
+    CHECK_RC(opf_reduce_local(in, device, 10, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
+    CONTAINS(opf_last_error(), "whose kernels for this op start at 32 elements (this call has 10)");
+    CHECK_RC(opf_reduce_local3(in, device, device, 10, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
+    CONTAINS(opf_last_error(), "start at 32 elements");
+    {
+        const void *srcs3[3] = {device, in, in};
+        CHECK_RC(opf_reduce_local_n(srcs3, 3, device, 10, OPF_INT32_T, OPF_SUM), OPF_ERR_BUFFER);
+        CONTAINS(opf_last_error(), "start at 32 elements");
+    }
+    CHECK(device[0] == 0 && device[9] == 9, "a refused call below min_count wrote device memory");
+    CHECK_RC(opf_reduce_local(in, device, 40, OPF_INT32_T, OPF_SUM), OPF_SUCCESS);
+    CHECK(device[0] == 1 && device[39] == 40 && device[40] == 40, "SUM INT32 from min_count: [0] %d, [39] %d",
+          device[0], device[39]);
+    set_param("op_devfail_min_count", NULL);
+    set_param("op_devfail_fail", NULL);
 
     /* Without the component the kind is gone and the host path never asks. */
     set_param("op", "alpha");

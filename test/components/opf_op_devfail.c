@@ -4,12 +4,12 @@
  * synchronous and stream kernels, which fail with OPF_ERR_INTERN and a reason
  * while op_devfail_fail is true, and compute exactly otherwise; and SUM
  * INT64's n-ary device kernels alone (device_n, stream_n: one call for k
- * inputs). */
+ * inputs). op_devfail_min_count: the SUM INT32 kernels' smallest count. */
 #include <stddef.h>
 #include <stdint.h>
 #include "tc_common.h"
 
-static int64_t base, bytes;
+static int64_t base, bytes, min_count;
 static int fail_calls;
 static int kind = -1;
 
@@ -22,6 +22,8 @@ static int register_params(void)
          &bytes},
         {"op_devfail_fail", OPF_PARAM_BOOL, "true", "Whether devfail's kernels fail", 9, OPF_PARAM_SETTABLE, NULL,
          NULL, &fail_calls},
+        {"op_devfail_min_count", OPF_PARAM_INT, "0", "Smallest count of devfail's SUM INT32 device kernels", 9,
+         OPF_PARAM_SETTABLE, NULL, NULL, &min_count},
     };
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i)
         if (opf_param_register(&specs[i]) != OPF_SUCCESS) return -1;
@@ -104,7 +106,8 @@ static int op_query(int op_id, opf_module_t *module)
     if (op_id != OPF_OPID_SUM) return 1;
     const struct later_offer later = {
         .known = {.struct_size = sizeof later, .kernel_type = OPF_KT_INT32, .memory_kind = kind,
-                  .priority = (int)tc_priority, .device2 = sum2, .device3 = sum3, .stream2 = stream_sum2},
+                  .priority = (int)tc_priority, .min_count = min_count, .device2 = sum2, .device3 = sum3,
+                  .stream2 = stream_sum2},
         .later_form = later_form,
     };
     opf_offer_t later_type = later.known, too_small = later.known;
