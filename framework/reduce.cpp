@@ -394,32 +394,44 @@ namespace {
 // (reduce*_off_row): a host call then costs the hooks' answers, not the
 // general path (issue 13's defect 7: host-only users of a build with the
 // cuda component; issue 33: most host buffers ask nothing at all).
-// The row and the window are opframe.h's opf_call_row_v2_ and
-// opf_host_ranges_v2_: the header's inline calls read the same table and
-// window (through opf_call_rows_v2_, opf_host_window_v2_) before the entry
-// points do.
-using CallRow = opf_call_row_v2_;
-static_assert(sizeof(CallRow) == 64, "a row is one cache line");
+// The rows and the window are opframe.h's opf_call_row2_v2_ /
+// opf_call_row3_v2_ and opf_host_ranges_v2_: the header's inline calls read
+// the same tables and window (through opf_call_rows2_v2_, opf_call_rows3_v2_,
+// opf_host_window_v2_) before the entry points do. A row per call form, each
+// with its own limit and three size tiers (issue 36: a tuned machine's base,
+// AVX2 and AVX-512 tiers all take the short path; with one limit and two
+// tiers for both forms, every count from the second tier on left it).
+using CallRow2 = opf_call_row2_v2_;
+using CallRow3 = opf_call_row3_v2_;
+static_assert(sizeof(CallRow2) == 64 && sizeof(CallRow3) == 64, "a row is one cache line");
+constexpr int kRowTiers = 3;
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
 constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
 static_assert(std::bit_ceil(std::size_t(OPF_TYPEID_COUNT_)) == kRowsPerOp, "type ids fill the rows");
 static_assert(OPF_OPID_COUNT == 16, "programs built against opframe.h bound the op id by OPF_OPID_COUNT: a table "
-                                    "with more ops is a new layout (opf_call_rows_v2_), not the same name");
-alignas(64) CallRow call_rows[OPF_OPID_COUNT - 1][kRowsPerOp];
+                                    "with more ops is a new layout (opf_call_rows2_v3_), not the same name");
+alignas(64) CallRow2 call_rows2[OPF_OPID_COUNT - 1][kRowsPerOp];
+alignas(64) CallRow3 call_rows3[OPF_OPID_COUNT - 1][kRowsPerOp];
 
 #ifndef OPF_INLINE_CALLS
-#error "opframe.h's call-row rule (opf_call_row_) is built with GCC or Clang, as the library is"
+#error "opframe.h's call-row rule (opf_call_row2_, opf_call_row3_) is built with GCC or Clang, as the library is"
 #endif
 // The row of a call that may take the short path, or nullptr: opframe.h's
 // rule, the one the inline calls apply. `limit` is written last at init
 // (release) and cleared first at finalize: a row read with a nonzero limit is
 // complete.
-[[gnu::always_inline]] inline const CallRow *call_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+[[gnu::always_inline]] inline const CallRow2 *call_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                                                       const CallRow2 *)
 {
-    return opf_call_row_(op, datatype, count);
+    return opf_call_row2_(op, datatype, count);
+}
+[[gnu::always_inline]] inline const CallRow3 *call_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                                                       const CallRow3 *)
+{
+    return opf_call_row3_(op, datatype, count);
 }
 
-inline bool aligned(const CallRow &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
+template <class Row> inline bool aligned(const Row &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
 // opframe.h's host-memory rule of the short path: no claiming component, or
 // every buffer in the host window.
 inline bool in_window(std::initializer_list<const void *> buffers)
@@ -437,18 +449,23 @@ bool on_host(std::initializer_list<const void *> buffers)
     return none_claimed(std::data(buffers), int(buffers.size()));
 }
 
-// One half of a slot as a row holds it: the kernel below the first size tier
-// and the first tier's. Counts from a second tier on go the general way.
+// One half of a slot as a row holds it: the kernel below the first size
+// tier and the next two tiers'. Counts from a fourth tier on go the general
+// way (the row's limit ends below it).
 template <class Fn>
-void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&above, opf_count_t &split)
+void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *(&kernel)[kRowTiers], opf_count_t (&split)[kRowTiers - 1])
 {
-    below = above = half.offer.fn;
-    split = INT64_MAX;
-    if (half.n_larger == 0) return;
-    const Offer<Fn> &first = half.larger[half.n_larger - 1];   // larger is sorted by min_count, descending
-    above = first.fn;
-    split = first.min_count;
-    if (half.n_larger > 1) limit = std::min(limit, half.larger[half.n_larger - 2].min_count - 1);
+    int tier = 0;
+    kernel[0] = half.offer.fn;
+    for (int i = half.n_larger - 1; i >= 0; --i) {   // larger is sorted by min_count, descending
+        if (tier + 1 == kRowTiers) {
+            limit = std::min(limit, half.larger[i].min_count - 1);
+            break;
+        }
+        split[tier] = half.larger[i].min_count;
+        kernel[++tier] = half.larger[i].fn;
+    }
+    for (; tier + 1 < kRowTiers; ++tier) split[tier] = INT64_MAX, kernel[tier + 1] = kernel[tier];
 }
 
 // Every 2-buffer call the short path does not take: user ops, derived types,
@@ -525,10 +542,11 @@ void take_tiers(const SlotHalf<Fn> &half, opf_count_t &limit, Fn *&below, Fn *&a
 // stack (host_memory.h) or claimed by no hook. The row first: its limit, read with acquire, is what
 // orders have_memory_claims (written at init) before the read of it (a call
 // racing the lazy init finds no row and reads nothing else).
-const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
-                             std::initializer_list<const void *> buffers)
+template <class Row>
+const Row *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count,
+                         std::initializer_list<const void *> buffers)
 {
-    const CallRow *r = call_row(op, datatype, count);
+    const Row *r = call_row(op, datatype, count, static_cast<const Row *>(nullptr));
     if (!r || !have_memory_claims) return nullptr;
     uintptr_t addresses = 0;
     bool host = true;   // host_memory.h vouches for every buffer (another thread's stack too): no hook to ask
@@ -546,8 +564,8 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
 [[gnu::noinline]] int reduce2_off_row(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                                       opf_op_t op)
 {
-    if (const CallRow *r = claimable_row(op, datatype, count, {inbuf, inoutbuf})) {
-        (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
+    if (const CallRow2 *r = claimable_row<CallRow2>(op, datatype, count, {inbuf, inoutbuf})) {
+        OPF_CALL_KERNEL_(r, count)(inbuf, inoutbuf, count);
         return OPF_SUCCESS;
     }
     return reduce2_general(inbuf, inoutbuf, count, datatype, op);
@@ -556,8 +574,8 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
 [[gnu::noinline]] int reduce3_off_row(const void *in1, const void *in2, void *out, opf_count_t count,
                                       opf_datatype_t datatype, opf_op_t op)
 {
-    if (const CallRow *r = claimable_row(op, datatype, count, {in1, in2, out})) {
-        (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
+    if (const CallRow3 *r = claimable_row<CallRow3>(op, datatype, count, {in1, in2, out})) {
+        OPF_CALL_KERNEL_(r, count)(in1, in2, out, count);
         return OPF_SUCCESS;
     }
     return reduce3_general(in1, in2, out, count, datatype, op);
@@ -567,38 +585,43 @@ const CallRow *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t c
 
 void build_call_rows()
 {
+    auto fill = [](auto &r, const auto &half, const Datatype &t) {
+        __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+        // Counts above the limit go the general way: a branch that only
+        // large calls need (a worker pool) belongs there, with its
+        // threshold - 1 folded into this limit.
+        opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
+        take_tiers(half, limit, r.kernel, r.split);
+        r.align_mask = uintptr_t(t.alignment) - 1;
+        if (std::all_of(std::begin(r.kernel), std::end(r.kernel), [](auto *fn) { return fn != nullptr; }))
+            __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
+    };
+    clear_call_rows();
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int id = 0; id < OPF_TYPEID_COUNT_; ++id) {
-            CallRow &r = call_rows[op - 1][id];
             const Datatype &t = predefined_types[std::size_t(id)];
-            __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
             // One run of basic elements, n = count, on host memory only.
-            if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0 ||
-                !(usable_ops(t) & op_bit(op)))
-                continue;
+            if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0 || !(usable_ops(t) & op_bit(op))) continue;
             const HostSlot &s = slot(op, t.kernel_type);
-            // Counts above the limit go the general way: a branch that only
-            // large calls need (a worker pool) belongs there, with its
-            // threshold - 1 folded into this limit.
-            opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
-            take_tiers(s.two, limit, r.below2, r.above2, r.split2);
-            take_tiers(s.three, limit, r.below3, r.above3, r.split3);
-            r.align_mask = uintptr_t(t.alignment) - 1;
-            if (r.below2 && r.above2 && r.below3 && r.above3) __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
+            fill(call_rows2[op - 1][id], s.two, t);
+            fill(call_rows3[op - 1][id], s.three, t);
         }
 }
 
 void clear_call_rows()
 {
-    for (auto &per_op : call_rows)
-        for (CallRow &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+    for (auto &per_op : call_rows2)
+        for (CallRow2 &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+    for (auto &per_op : call_rows3)
+        for (CallRow3 &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
 }
 
 } // namespace opf
 
 using namespace opf;
 
-OPF_API const opf_call_row_v2_ *const opf_call_rows_v2_ = &call_rows[0][0];
+OPF_API const opf_call_row2_v2_ *const opf_call_rows2_v2_ = &call_rows2[0][0];
+OPF_API const opf_call_row3_v2_ *const opf_call_rows3_v2_ = &call_rows3[0][0];
 OPF_API const opf_host_ranges_v2_ *const opf_host_window_v2_ = &host_window;
 
 // The entry points (in parentheses: opframe.h's inline calls are macros of
@@ -606,10 +629,10 @@ OPF_API const opf_host_ranges_v2_ *const opf_host_window_v2_ = &host_window;
 OPF_API int(opf_reduce_local)(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                               opf_op_t op)
 try {
-    if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
+    if (const CallRow2 *r = opf_call_row2_(op, datatype, count)) [[likely]]
         if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf)) && in_window({inbuf, inoutbuf}))
             [[likely]] {
-            (count < r->split2 ? r->below2 : r->above2)(inbuf, inoutbuf, count);
+            OPF_CALL_KERNEL_(r, count)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
     return reduce2_off_row(inbuf, inoutbuf, count, datatype, op);
@@ -620,10 +643,10 @@ try {
 OPF_API int(opf_reduce_local3)(const void *in1, const void *in2, void *out, opf_count_t count,
                                opf_datatype_t datatype, opf_op_t op)
 try {
-    if (const CallRow *r = call_row(op, datatype, count)) [[likely]]
+    if (const CallRow3 *r = opf_call_row3_(op, datatype, count)) [[likely]]
         if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) &&
             in_window({in1, in2, out})) [[likely]] {
-            (count < r->split3 ? r->below3 : r->above3)(in1, in2, out, count);
+            OPF_CALL_KERNEL_(r, count)(in1, in2, out, count);
             return OPF_SUCCESS;
         }
     return reduce3_off_row(in1, in2, out, count, datatype, op);

@@ -112,51 +112,75 @@ static void check_window(int expect_claims)
     munmap(mapped, 1 << 20);
 }
 
-/* Each row of the table against the selection, at counts around its tiers. */
+/* One row (nbuf 2 or 3) against the selection: at counts around each tier
+ * of the selection and of the row, the row's kernel is the selection's;
+ * and the row's limit leaves the short path only where the selection has a
+ * fourth tier (or the type's largest count, or a worker pool's threshold). */
+static int check_row(int op, int id, int nbuf, opf_count_t limit, const opf_count_t split[2], void *const kernel[3])
+{
+    const opf_datatype_t type = (opf_datatype_t)(uintptr_t)id;
+    const char *opn = opf_op_name((opf_op_t)(uintptr_t)op), *tn = opf_type_name(type);
+    int kt = -1, valid = 0;
+    opf_type_kernel_type(type, &kt);
+    opf_op_valid_for_type((opf_op_t)(uintptr_t)op, type, &valid);
+    CHECK(valid && kt >= 0, "row %s %s (%d-buffer) is open for an (op, type) the library refuses", opn, tn, nbuf);
+    if (!valid || kt < 0) return 0;
+    opf_slot_tier_t tiers[8];
+    int ntiers = 0;
+    CHECK_RC(opf_slot_tiers(op, kt, nbuf, tiers, 8, &ntiers), OPF_SUCCESS);
+    if (ntiers > 3)
+        CHECK(limit < tiers[3].min_count, "%s %s, %d-buffer: the row's limit %lld reaches the fourth tier (from %lld)",
+              opn, tn, nbuf, (long long)limit, (long long)tiers[3].min_count);
+    else   /* every tier of the selection takes the short path (issue 36: a third one left it) */
+        CHECK(limit >= tiers[ntiers - 1].min_count, "%s %s, %d-buffer: the row stops at %lld, before the tier from "
+              "%lld", opn, tn, nbuf, (long long)limit, (long long)tiers[ntiers - 1].min_count);
+    opf_count_t counts[32] = { 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 100, 1000, 4096, 65536, 1 << 20,
+                               split[0] - 1, split[0], split[1] - 1, split[1], limit };
+    int ncounts = 20;
+    for (int t = 1; t < ntiers && t < 8 && ncounts + 2 <= 32; ++t) {
+        counts[ncounts++] = tiers[t].min_count - 1;
+        counts[ncounts++] = tiers[t].min_count;
+    }
+    for (int i = 0; i < ncounts; ++i) {
+        const opf_count_t n = counts[i];
+        if (n < 1 || n > limit) continue;
+        const char *provider = opf_slot_provider(op, kt, nbuf, n);
+        opf_kernel2_fn *fn2 = NULL;
+        opf_kernel3_fn *fn3 = NULL;
+        CHECK(provider && opf_slot_kernels(op, kt, provider, n, &fn2, &fn3) == OPF_SUCCESS,
+              "no provider for %s %s at %lld", opn, tn, (long long)n);
+        const int tier = n < split[0] ? 0 : n < split[1] ? 1 : 2;
+        const void *want = nbuf == 2 ? (const void *)fn2 : (const void *)fn3;
+        CHECK(kernel[tier] == want, "%s %s, %d-buffer, count %lld: the row's kernel is not %s's, which the selection "
+              "names", opn, tn, nbuf, (long long)n, provider ? provider : "?");
+    }
+    return 1;
+}
+
+/* Each row of the tables against the selection. */
 static void check_rows(void)
 {
     int rows = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int id = 1; id < OPF_TYPEID_COUNT_; ++id) {
-            const struct opf_call_row_v2_ *r = &opf_call_rows_v2_[(op - 1) * OPF_CALL_ROWS_PER_OP_ + id];
-            const opf_datatype_t type = (opf_datatype_t)(uintptr_t)id;
-            int kt = -1, valid = 0;
-            opf_type_kernel_type(type, &kt);
-            opf_op_valid_for_type((opf_op_t)(uintptr_t)op, type, &valid);
-            const opf_count_t limit = __atomic_load_n(&r->limit, __ATOMIC_ACQUIRE);
-            if (!limit) continue;
-            ++rows;
-            CHECK(valid && kt >= 0, "row %s %s is open for an (op, type) the library refuses",
-                  opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
-            if (!valid || kt < 0) continue;
-            const opf_count_t counts[] = { 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 100, 1000, 4096, 65536, 1 << 20,
-                                           r->split2 - 1, r->split2, r->split3 - 1, r->split3, limit };
-            for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) {
-                const opf_count_t n = counts[i];
-                if (n < 1 || n > limit) continue;
-                for (int nbuf = 2; nbuf <= 3; ++nbuf) {
-                    const char *provider = opf_slot_provider(op, kt, nbuf, n);
-                    opf_kernel2_fn *fn2 = NULL;
-                    opf_kernel3_fn *fn3 = NULL;
-                    CHECK(provider && opf_slot_kernels(op, kt, provider, n, &fn2, &fn3) == OPF_SUCCESS,
-                          "no provider for %s %s at %lld", opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type),
-                          (long long)n);
-                    const int same = nbuf == 2 ? (n < r->split2 ? r->below2 : r->above2) == fn2
-                                               : (n < r->split3 ? r->below3 : r->above3) == fn3;
-                    CHECK(same, "%s %s, %d-buffer, count %lld: the row's kernel is not %s's, which the selection names",
-                          opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type), nbuf, (long long)n,
-                          provider ? provider : "?");
-                }
-            }
+            const long at = (op - 1) * OPF_CALL_ROWS_PER_OP_ + id;
+            const struct opf_call_row2_v2_ *r2 = &opf_call_rows2_v2_[at];
+            const struct opf_call_row3_v2_ *r3 = &opf_call_rows3_v2_[at];
+            const opf_count_t limit2 = __atomic_load_n(&r2->limit, __ATOMIC_ACQUIRE);
+            const opf_count_t limit3 = __atomic_load_n(&r3->limit, __ATOMIC_ACQUIRE);
+            void *k2[3] = { (void *)r2->kernel[0], (void *)r2->kernel[1], (void *)r2->kernel[2] };
+            void *k3[3] = { (void *)r3->kernel[0], (void *)r3->kernel[1], (void *)r3->kernel[2] };
+            if (limit2) rows += check_row(op, id, 2, limit2, r2->split, k2);
+            if (limit3) rows += check_row(op, id, 3, limit3, r3->split, k3);
         }
-    CHECK(rows > 100, "only %d rows open after opf_init", rows);
+    CHECK(rows > 200, "only %d rows open after opf_init", rows);
 }
 
 int main(void)
 {
     const int expect_claims = getenv("OPF_TEST_EXPECT_CLAIMS") && !strcmp(getenv("OPF_TEST_EXPECT_CLAIMS"), "1");
     /* Before opf_init the rows are closed: the inline call initialises through the entry point. */
-    CHECK(__atomic_load_n(&opf_call_rows_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+    CHECK(__atomic_load_n(&opf_call_rows2_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
                           __ATOMIC_ACQUIRE) == 0, "a row is open before opf_init");
     {
         float a[3] = { 1, 2, 3 }, b[3] = { 10, 20, 30 };
@@ -214,7 +238,7 @@ int main(void)
 
     /* After opf_finalize the rows are closed again; a call initialises anew. */
     CHECK_RC(opf_finalize(), OPF_SUCCESS);
-    CHECK(__atomic_load_n(&opf_call_rows_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
+    CHECK(__atomic_load_n(&opf_call_rows2_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
                           __ATOMIC_ACQUIRE) == 0, "a row is still open after opf_finalize");
     {
         double a[2] = { 1, -0.0 }, b[2] = { 2, 0.0 };

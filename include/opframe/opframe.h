@@ -223,20 +223,30 @@ int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t c
  * point, which asks the component.
  * Define OPF_NO_INLINE_CALLS before including this header to call the entry
  * points alone; `(opf_reduce_local)(...)` and `&opf_reduce_local` name them
- * too. The row's and the window's layouts are not interfaces of their own: a
- * program built against them refers to opf_call_rows_v2_ and
- * opf_host_window_v2_, and a library with other layouts exports other names
- * (the program then fails to load, never misreads). */
-struct opf_call_row_v2_ {
-    opf_count_t limit;          /* counts 1 .. limit may take the row; 0: none (read with acquire: written last) */
-    uintptr_t align_mask;       /* a buffer address with one of these bits set goes to the entry point */
-    opf_count_t split2, split3; /* from this count on, the `above` kernel serves */
-    void (*below2)(const void *, void *, opf_count_t), (*above2)(const void *, void *, opf_count_t);
-    void (*below3)(const void *, const void *, void *, opf_count_t),
-        (*above3)(const void *, const void *, void *, opf_count_t);
-};
+ * too. The rows' and the window's layouts are not interfaces of their own: a
+ * program built against them refers to opf_call_rows2_v2_, opf_call_rows3_v2_
+ * and opf_host_window_v2_, and a library with other layouts exports other
+ * names (the program then fails to load, never misreads). */
+/* A row: one per (op, type) for the 2-buffer call and one for the 3-buffer
+ * call, each a cache line, each with its own limit and up to three size
+ * tiers of the selection (a tuned machine has a base, an AVX2 and an
+ * AVX-512 tier; a further tier caps the limit: those counts go to the entry
+ * point). */
+#define OPF_CALL_ROW_FIELDS_(kernel_type)                                                                      \
+    opf_count_t limit;     /* counts 1 .. limit may take the row; 0: none (read with acquire: written last) */ \
+    uintptr_t align_mask;  /* a buffer address with one of these bits set goes to the entry point */          \
+    opf_count_t split[2];  /* below split[0] kernel[0] serves, below split[1] kernel[1], else kernel[2] */      \
+    kernel_type kernel[3];                                                                                      \
+    uintptr_t unused_;     /* to 64 bytes: a row is a cache line */
+typedef void (*opf_call_kernel2_v2_)(const void *, void *, opf_count_t);
+typedef void (*opf_call_kernel3_v2_)(const void *, const void *, void *, opf_count_t);
+struct opf_call_row2_v2_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel2_v2_) };
+struct opf_call_row3_v2_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel3_v2_) };
+#define OPF_CALL_KERNEL_(row, count) \
+    ((count) < (row)->split[0] ? (row)->kernel[0] : (count) < (row)->split[1] ? (row)->kernel[1] : (row)->kernel[2])
 #define OPF_CALL_ROWS_PER_OP_ 64   /* [op id - 1][type id]: type ids below 64 */
-extern const struct opf_call_row_v2_ *const opf_call_rows_v2_;
+extern const struct opf_call_row2_v2_ *const opf_call_rows2_v2_;
+extern const struct opf_call_row3_v2_ *const opf_call_rows3_v2_;
 /* Where buffers are host memory whatever a claiming component would say
  * (written before the rows open: a row read with acquire orders it). */
 struct opf_host_ranges_v2_ {
@@ -254,14 +264,24 @@ extern const struct opf_host_ranges_v2_ *const opf_host_window_v2_;
 #else
 #define OPF_ADDRESS_(p) ((uintptr_t)(p))
 #endif
-/* The row a call may take, or NULL. */
-static inline const struct opf_call_row_v2_ *opf_call_row_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+/* The index of an (op, type) in the rows, or -1. */
+static inline long opf_call_index_(opf_op_t op, opf_datatype_t datatype)
 {
     const uintptr_t o = OPF_ADDRESS_(op) - 1, d = OPF_ADDRESS_(datatype);
-    const struct opf_call_row_v2_ *row;
-    if (o >= OPF_OPID_COUNT - 1 || d >= OPF_CALL_ROWS_PER_OP_) return 0;
-    row = opf_call_rows_v2_ + (o * OPF_CALL_ROWS_PER_OP_ + d);
-    return count >= 1 && count <= __atomic_load_n(&row->limit, __ATOMIC_ACQUIRE) ? row : 0;
+    return o < OPF_OPID_COUNT - 1 && d < OPF_CALL_ROWS_PER_OP_ ? (long)(o * OPF_CALL_ROWS_PER_OP_ + d) : -1;
+}
+/* The row a call may take, or NULL. */
+static inline const struct opf_call_row2_v2_ *opf_call_row2_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+{
+    const long i = opf_call_index_(op, datatype);
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows2_v2_[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_rows2_v2_ + i : 0;
+}
+static inline const struct opf_call_row3_v2_ *opf_call_row3_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+{
+    const long i = opf_call_index_(op, datatype);
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows3_v2_[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_rows3_v2_ + i : 0;
 }
 /* Whether the host window holds address a: four unsigned range tests, no
  * branch between them (the heap's first: most buffers are there). */
@@ -274,11 +294,11 @@ static inline int opf_in_host_window_(const struct opf_host_ranges_v2_ *w, uintp
 static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, opf_count_t count,
                                            opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row_v2_ *row = opf_call_row_(op, datatype, count);
+    const struct opf_call_row2_v2_ *row = opf_call_row2_(op, datatype, count);
     if (row && inbuf && inoutbuf && !((OPF_ADDRESS_(inbuf) | OPF_ADDRESS_(inoutbuf)) & row->align_mask)) {
         const struct opf_host_ranges_v2_ *w = opf_host_window_v2_;
         if (!w->claims || (opf_in_host_window_(w, OPF_ADDRESS_(inbuf)) && opf_in_host_window_(w, OPF_ADDRESS_(inoutbuf)))) {
-            (count < row->split2 ? row->below2 : row->above2)(inbuf, inoutbuf, count);
+            OPF_CALL_KERNEL_(row, count)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
     }
@@ -287,13 +307,13 @@ static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, op
 static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, void *out, opf_count_t count,
                                             opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row_v2_ *row = opf_call_row_(op, datatype, count);
+    const struct opf_call_row3_v2_ *row = opf_call_row3_(op, datatype, count);
     if (row && in1 && in2 && out &&
         !((OPF_ADDRESS_(in1) | OPF_ADDRESS_(in2) | OPF_ADDRESS_(out)) & row->align_mask)) {
         const struct opf_host_ranges_v2_ *w = opf_host_window_v2_;
         if (!w->claims || (opf_in_host_window_(w, OPF_ADDRESS_(in1)) && opf_in_host_window_(w, OPF_ADDRESS_(in2)) &&
                            opf_in_host_window_(w, OPF_ADDRESS_(out)))) {
-            (count < row->split3 ? row->below3 : row->above3)(in1, in2, out, count);
+            OPF_CALL_KERNEL_(row, count)(in1, in2, out, count);
             return OPF_SUCCESS;
         }
     }
