@@ -396,8 +396,8 @@ namespace {
 // cuda component; issue 33: most host buffers ask nothing at all).
 // The rows and the window are opframe.h's opf_call_row2_v2_ /
 // opf_call_row3_v2_ and opf_host_ranges_v2_: the header's inline calls read
-// the same tables and window (through opf_call_rows2_v2_, opf_call_rows3_v2_,
-// opf_host_window_v2_) before the entry points do. A row per call form, each
+// the same tables (through opf_call_rows2_v2_, opf_call_rows3_v2_) and the
+// window a row points to before the entry points do. A row per call form, each
 // with its own limit and three size tiers (issue 36: a tuned machine's base,
 // AVX2 and AVX-512 tiers all take the short path; with one limit and two
 // tiers for both forms, every count from the second tier on left it).
@@ -432,15 +432,6 @@ alignas(64) CallRow3 call_rows3[OPF_OPID_COUNT - 1][kRowsPerOp];
 }
 
 template <class Row> inline bool aligned(const Row &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
-// opframe.h's host-memory rule of the short path: no claiming component, or
-// every buffer in the host window.
-inline bool in_window(std::initializer_list<const void *> buffers)
-{
-    if (!host_window.claims) return true;
-    for (const void *p : buffers)
-        if (!opf_in_host_window_(&host_window, uintptr_t(p))) return false;
-    return true;
-}
 
 // No claim hook claims any of the buffers (a device call goes the general
 // way, which asks again and reports what it finds).
@@ -593,6 +584,7 @@ void build_call_rows()
         opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
         take_tiers(half, limit, r.kernel, r.split);
         r.align_mask = uintptr_t(t.alignment) - 1;
+        r.window = host_window.claims ? &host_window : nullptr;
         if (std::all_of(std::begin(r.kernel), std::end(r.kernel), [](auto *fn) { return fn != nullptr; }))
             __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
     };
@@ -622,16 +614,17 @@ using namespace opf;
 
 OPF_API const opf_call_row2_v2_ *const opf_call_rows2_v2_ = &call_rows2[0][0];
 OPF_API const opf_call_row3_v2_ *const opf_call_rows3_v2_ = &call_rows3[0][0];
-OPF_API const opf_host_ranges_v2_ *const opf_host_window_v2_ = &host_window;
 
 // The entry points (in parentheses: opframe.h's inline calls are macros of
-// these names); the row test is the header's, for callers without it.
+// these names); the row test is the header's, for callers without it. A row
+// with a window (a claiming component) leaves the window to the off-row
+// path, whose host test holds it (host_memory.h): no call but the kernel's
+// here, so no register is saved on the way to it.
 OPF_API int(opf_reduce_local)(const void *inbuf, void *inoutbuf, opf_count_t count, opf_datatype_t datatype,
                               opf_op_t op)
 try {
     if (const CallRow2 *r = opf_call_row2_(op, datatype, count)) [[likely]]
-        if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf)) && in_window({inbuf, inoutbuf}))
-            [[likely]] {
+        if (inbuf && inoutbuf && aligned(*r, uintptr_t(inbuf) | uintptr_t(inoutbuf)) && !r->window) [[likely]] {
             OPF_CALL_KERNEL_(r, count)(inbuf, inoutbuf, count);
             return OPF_SUCCESS;
         }
@@ -644,8 +637,8 @@ OPF_API int(opf_reduce_local3)(const void *in1, const void *in2, void *out, opf_
                                opf_datatype_t datatype, opf_op_t op)
 try {
     if (const CallRow3 *r = opf_call_row3_(op, datatype, count)) [[likely]]
-        if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) &&
-            in_window({in1, in2, out})) [[likely]] {
+        if (in1 && in2 && out && aligned(*r, uintptr_t(in1) | uintptr_t(in2) | uintptr_t(out)) && !r->window)
+            [[likely]] {
             OPF_CALL_KERNEL_(r, count)(in1, in2, out, count);
             return OPF_SUCCESS;
         }
