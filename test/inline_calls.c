@@ -11,7 +11,7 @@
  *     so that the inline call runs what the entry point would;
  *   - with a claiming memory kind loaded (OPF_TEST_EXPECT_CLAIMS=1, set by
  *     test/cuda_conformance_cpu.sh with the CUDA stand-in), the host window
- *     is in force and holds static, stack and small heap buffers but not an
+ *     is in force and holds static, stack and brk-heap buffers but not an
  *     mmap'd one (which the entry point asks the claim hooks about); without
  *     one the window lets every buffer through. */
 #define _DEFAULT_SOURCE 1   /* MAP_ANONYMOUS */
@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <opframe/device.h>
 #include <opframe/introspect.h>
@@ -85,14 +86,16 @@ static void compare(const struct call *c)
 
 /* The host window: in force exactly where a claim hook is loaded; it holds
  * the program's static data, the main thread's stack and small heap
- * blocks, not an mmap'd buffer (those ask the hooks). */
+ * memory, not an mmap'd buffer (those ask the hooks). */
 static float static_buffer[16];
 static void check_window(int expect_claims)
 {
     const struct opf_host_ranges_v2_ *w =
         opf_call_rows2_v2_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].window;
     float on_stack[16];
-    float *heap = malloc(16 * sizeof(float));
+    /* from the brk heap itself: a sanitizer's malloc maps its own memory */
+    void *brk_block = sbrk(16 * sizeof(float) + 64);
+    float *heap = brk_block == (void *)-1 ? NULL : (float *)(((uintptr_t)brk_block + 63) & ~(uintptr_t)63);
     void *mapped = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(heap && mapped != MAP_FAILED, "buffers for the window check");
     CHECK(!w == !expect_claims, "the host window is %s with%s a claim hook loaded", w ? "in force" : "off",
@@ -100,7 +103,7 @@ static void check_window(int expect_claims)
     if (expect_claims) {
         CHECK(opf_in_host_window_(w, (uintptr_t)static_buffer), "a static buffer is outside the host window");
         CHECK(opf_in_host_window_(w, (uintptr_t)on_stack), "a stack buffer of the main thread is outside the host window");
-        CHECK(opf_in_host_window_(w, (uintptr_t)heap), "a small heap block is outside the host window");
+        CHECK(opf_in_host_window_(w, (uintptr_t)heap), "a block of the brk heap is outside the host window");
         CHECK(opf_in_host_window_(w, (uintptr_t)(void *)&check_window), "the program's code is outside the host window");
         CHECK(!opf_in_host_window_(w, (uintptr_t)mapped), "an mmap'd buffer is inside the host window");
         /* the inline call on it goes to the entry point, which asks the hooks: the same result */
@@ -109,7 +112,6 @@ static void check_window(int expect_claims)
         CHECK_RC(opf_reduce_local(m, m + 16, 1, OPF_FLOAT, OPF_SUM), OPF_SUCCESS);
         CHECK(m[16] == 3, "SUM FLOAT on an mmap'd buffer with claim hooks: %g", m[16]);
     }
-    free(heap);
     munmap(mapped, 1 << 20);
 }
 
