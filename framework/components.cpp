@@ -7,9 +7,14 @@
 
 #include "config.h"
 
+#ifndef OPF_COMPONENT_PATH_DEFAULT
+#define OPF_COMPONENT_PATH_DEFAULT ""
+#endif
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +38,7 @@
 #include "framework/hwprobe.h"
 #include "framework/op.h"
 #include "framework/params.h"
+#include "framework/messages.h"
 #include "framework/runtime.h"
 
 namespace opf {
@@ -91,6 +97,7 @@ struct Repository {
     std::vector<std::unique_ptr<KindOffers>> offers;   // by memory kind id: host first
     std::map<std::pair<int, int>, std::string> pins;   // (op, kernel type) -> provider
     std::map<std::pair<int, int>, std::vector<BandPin>> band_pins;   // size-bounded pins, by slot
+    std::map<std::pair<int, int>, std::string> pin_overrides;   // slots whose tuning pins a user's replaced -> its origin
     bool ltdl_up = false;
     // Whose hook runs now: the component registering a memory kind, the
     // module receiving offers (init is single-threaded, under runtime's lock).
@@ -106,12 +113,11 @@ struct Repository {
 
 Repository repo;
 
-// One line on stderr: "opframe: <prefix><message>".
-void say(const char *prefix, const char *fmt, va_list args)
+[[gnu::format(printf, 2, 0)]] void say(Say kind, const char *fmt, va_list args)
 {
-    std::fprintf(stderr, "opframe: %s", prefix);
-    std::vfprintf(stderr, fmt, args);
-    std::fputc('\n', stderr);
+    char text[2048];
+    std::vsnprintf(text, sizeof text, fmt, args);
+    say_line(kind, text);
 }
 
 [[gnu::format(printf, 2, 3)]] void verbose(int level, const char *fmt, ...)
@@ -119,7 +125,7 @@ void say(const char *prefix, const char *fmt, va_list args)
     if (params.verbose < level) return;
     va_list args;
     va_start(args, fmt);
-    say("", fmt, args);
+    say(Say::Verbose, fmt, args);
     va_end(args);
 }
 
@@ -127,8 +133,21 @@ void say(const char *prefix, const char *fmt, va_list args)
 {
     va_list args;
     va_start(args, fmt);
-    say("warning: ", fmt, args);
+    say(Say::Warning, fmt, args);
     va_end(args);
+}
+
+// A warning once per process: opframe_info initialises more than once, a
+// program may finalize and initialise again.
+[[gnu::format(printf, 1, 2)]] void say_once(const char *fmt, ...)
+{
+    static std::set<std::string> said;
+    char text[2048];
+    va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(text, sizeof text, fmt, args);
+    va_end(args);
+    if (said.insert(text).second) say_line(Say::Warning, text);
 }
 
 bool is_directory(const std::string &path)
@@ -297,13 +316,19 @@ void discover(const std::string &path_list)
 {
     std::vector<std::string> notes;
     for (const std::string &dir : unique_directories(path_list, notes)) {
-        if (!is_directory(dir)) {   // a missing directory never stops the search
-            verbose(1, "component directory %s does not exist; skipped", dir.c_str());
+        // A missing directory never stops the search; one the user named is said
+        // (a typo there leaves every component out), the default ones are optional.
+        const bool named = path_list != OPF_COMPONENT_PATH_DEFAULT;
+        if (!is_directory(dir)) {
+            if (named) warn("mca_component_path names %s, which is not a directory: no component is loaded from it",
+                            dir.c_str());
+            else verbose(1, "component directory %s does not exist; skipped", dir.c_str());
             continue;
         }
         DIR *d = opendir(dir.c_str());
         if (!d) {
-            verbose(1, "component directory %s cannot be read; skipped", dir.c_str());
+            warn("mca_component_path: component directory %s cannot be read (%s); skipped", dir.c_str(),
+                 std::strerror(errno));
             continue;
         }
         std::set<std::string> names;   // sorted, and .so/.la of one component counted once
@@ -432,6 +457,43 @@ void apply_pins(const std::string &text)
         repo.band_pins[{pin.op, pin.kernel_type}].push_back({from, to, pin.provider, pin.band});
     }
     for (const std::string &problem : problems) warn("op_base_pin: ignoring %s", problem.c_str());
+}
+
+// op_base_pin as in force: the highest source's pins and, when that is not a
+// tuning file, the accepted tuning file's pins of every slot the user's
+// value leaves alone (a user's pin wins per slot, not for the whole list).
+// Each slot whose tuning pin the user's replaces is noted for --explain and
+// said once.
+std::string pins_in_force()
+{
+    const std::vector<SourcedValue> layers = param_layers("op_base_pin");
+    const auto tuning = std::find_if(layers.begin(), layers.end(), [](const SourcedValue &v) { return v.tuning; });
+    repo.pin_overrides.clear();
+    if (layers.empty() || layers.front().tuning || tuning == layers.end()) return params.pin;
+    std::set<std::pair<int, int>> user_slots;
+    std::vector<std::string> ignored;   // the user's value's problems are said by apply_pins
+    for (const Pin &pin : parse_pins(params.pin, ignored)) user_slots.insert({pin.op, pin.kernel_type});
+    std::string merged = params.pin, replaced;
+    int kept = 0;
+    for (std::size_t at = 0; at <= tuning->text.size();) {   // item by item, so each keeps its own text
+        const std::size_t comma = std::min(tuning->text.find(',', at), tuning->text.size());
+        const std::string item = tuning->text.substr(at, comma - at);
+        at = comma + 1;
+        const std::vector<Pin> one = parse_pins(item, ignored);
+        if (one.empty()) continue;
+        if (!user_slots.count({one[0].op, one[0].kernel_type})) {
+            merged += (merged.empty() ? "" : ",") + item;
+            ++kept;
+            continue;
+        }
+        const std::string slot = std::string(base::op_name(one[0].op)) + " " + base::kernel_type_name(one[0].kernel_type);
+        if (repo.pin_overrides.emplace(std::make_pair(one[0].op, one[0].kernel_type), layers.front().origin).second)
+            replaced += (replaced.empty() ? "" : ", ") + slot;
+    }
+    if (!replaced.empty())
+        say_once("op_base_pin from %s replaces the tuning file's pins of %s (%s); its %d other pins stay in force",
+                 layers.front().origin.c_str(), replaced.c_str(), tuning->origin.c_str(), kept);
+    return merged;
 }
 
 // ---- self-test --------------------------------------------------------------
@@ -681,6 +743,60 @@ void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, int op, int mem
     half.n_larger = int(larger.size());
 }
 
+// The plain n-ary form of a chain op (every op but AVG: its result is the
+// left-to-right chain of 3-buffer calls) follows the 3-buffer half, so that
+// pins, size-bounded pins, tuning and priorities reach opf_reduce_local_n as
+// they reach opf_reduce_local3: at each count the 3-buffer provider serves,
+// with its own n-ary kernel for that count (its largest n-ary min_count at
+// or below it) or, offering none, with its 3-buffer kernel composed
+// (chains_three; `fn` stays the base's for calls that cannot compose).
+void install_chain(SlotHalf<opf_kernel_n_fn> &half, std::vector<Offer<opf_kernel_n_fn>> &larger,
+                   const SlotHalf<opf_kernel3_fn> &three, int op, int kt, opf_kernel_n_fn *base_fn)
+{
+    std::vector<const Offer<opf_kernel3_fn> *> pieces{&three.offer};   // ascending counts
+    for (int i = three.n_larger - 1; i >= 0; --i) pieces.push_back(&three.larger[i]);
+    std::vector<Offer<opf_kernel_n_fn>> after;   // ascending
+    auto append = [&](Offer<opf_kernel_n_fn> piece) {
+        if (!after.empty() && after.back().fn == piece.fn && after.back().provider == piece.provider &&
+            after.back().chains_three == piece.chains_three && after.back().pinned == piece.pinned)
+            return;   // the same kernel goes on
+        after.push_back(piece);
+    };
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+        const Offer<opf_kernel3_fn> &t = *pieces[p];
+        const opf_count_t from = p == 0 ? 0 : t.min_count, to = p + 1 < pieces.size() ? pieces[p + 1]->min_count : -1;
+        if (std::strcmp(t.provider, "base") == 0) {
+            append({base_fn, "base", from, from, t.pinned});
+            continue;
+        }
+        std::vector<const SlotCandidate *> own;   // the provider's n-ary offers, ascending min_count
+        for (const SlotCandidate &c : repo.offers[OPF_MEM_HOST]->candidates[op][kt])
+            if (repo.components[c.component].name == t.provider && c.fn_n && !c.failed_n) own.push_back(&c);
+        std::sort(own.begin(), own.end(), [](auto *a, auto *b) { return a->min_count < b->min_count; });
+        std::vector<opf_count_t> starts{from};
+        for (const SlotCandidate *c : own)
+            if (c->min_count > from && (to < 0 || c->min_count < to)) starts.push_back(c->min_count);
+        for (const opf_count_t n : starts) {
+            const SlotCandidate *best = nullptr;
+            for (const SlotCandidate *c : own)
+                if (c->min_count <= n) best = c;
+            if (best) {
+                best->module->references++;
+                append({best->fn_n, t.provider, n, best->min_count, t.pinned});
+            } else {
+                Offer<opf_kernel_n_fn> chain{base_fn, t.provider, n, t.offered_from, t.pinned};
+                chain.chains_three = true;
+                append(chain);
+            }
+        }
+    }
+    half.offer = after.front();
+    half.offer.min_count = 0;
+    larger.assign(after.rbegin(), after.rend() - 1);
+    half.larger = larger.empty() ? nullptr : larger.data();
+    half.n_larger = int(larger.size());
+}
+
 void select_all()
 {
     using C = SlotCandidate;
@@ -693,9 +809,12 @@ void select_all()
             HostSlot &h = host_table.slot[op][kt];
             install(h.two, host_tiers.two, op, OPF_MEM_HOST, kt, base_kernels.fn2, &C::fn2, &C::selftest_failed2);
             install(h.three, host_tiers.three, op, OPF_MEM_HOST, kt, base_kernels.fn3, &C::fn3, &C::selftest_failed3);
-            for (int f = 0; f < base::kNaryForms; ++f)   // a form the base lacks here is no slot: its offers are ignored
-                if (opf_kernel_n_fn *base_fn = base::nary_kernels(op, kt).fn[f])
-                    install(h.nary[f], host_tiers.nary[f], op, OPF_MEM_HOST, kt, base_fn, nary_field[f], nary_failed[f]);
+            for (int f = 0; f < base::kNaryForms; ++f) {   // a form the base lacks here is no slot: its offers are ignored
+                opf_kernel_n_fn *base_fn = base::nary_kernels(op, kt).fn[f];
+                if (!base_fn) continue;
+                if (f == base::kN && op != OPF_OPID_AVG) install_chain(h.nary[f], host_tiers.nary[f], h.three, op, kt, base_fn);
+                else install(h.nary[f], host_tiers.nary[f], op, OPF_MEM_HOST, kt, base_fn, nary_field[f], nary_failed[f]);
+            }
             for (int mem = 1; mem < memory_kind_count(); ++mem) {
                 Tiers &t = repo.offers[std::size_t(mem)]->tiers[op][kt];
                 DeviceSlot &d = device_tables[std::size_t(mem - 1)].slot[op][kt];
@@ -774,7 +893,15 @@ void query_modules()
         }
     repo.pending.clear();
     for (ComponentRecord &c : repo.components) {
+        if (c.state == ComponentState::Available && c.offers_refused == 0 && c.offers_kept == 0)
+            say_once("component %s: available, but it offered no kernel: it serves nothing", c.name.c_str());
         if (c.state != ComponentState::Available || c.offers_refused == 0) continue;
+        const std::string count = std::to_string(c.offers_refused) + " of its " +
+                                  std::to_string(c.offers_refused + c.offers_kept) + " offers";
+        say_once("component %s: %s", c.name.c_str(),
+                 (c.offers_kept > 0 ? count + " refused (op_base_verbose=1 lists each), the first: " + c.first_refusal
+                                    : "serves nothing: all " + count + " were refused, the first: " + c.first_refusal)
+                     .c_str());
         const std::string refused = std::to_string(c.offers_refused) + " offer" + (c.offers_refused > 1 ? "s" : "") +
                                     " refused, the first: " + c.first_refusal;
         if (c.offers_kept > 0) {
@@ -809,6 +936,7 @@ void reset()
     repo.failed.clear();
     repo.pins.clear();
     repo.band_pins.clear();
+    repo.pin_overrides.clear();
     repo.told_kind_limit = -1;
     clear_component_devices();
     have_memory_claims = false;
@@ -850,6 +978,24 @@ const ComponentRecord *component_at(const void *at_address)
 } // namespace
 
 const std::vector<ComponentRecord> &components() { return repo.components; }
+
+std::string component_state(const std::string &name)
+{
+    for (const ComponentRecord &c : repo.components)
+        if (c.name == name)
+            switch (c.state) {
+            case ComponentState::Available: return "in use";
+            case ComponentState::Excluded: return "is " + c.status_text;
+            case ComponentState::OpenFailed: return "is not in use (" + c.status_text + ")";
+            case ComponentState::Disqualified: return "is " + c.status_text;
+            }
+    for (const FailedFile &f : repo.failed) {
+        const std::size_t slash = f.path.rfind('/');
+        if (component_name_of(f.path.substr(slash == std::string::npos ? 0 : slash + 1)) == name)
+            return "failed to load from " + f.path + " (" + f.reason + ")";
+    }
+    return "";
+}
 const std::vector<FailedFile> &failed_files() { return repo.failed; }
 const std::vector<MemoryKind> &memory_kinds() { return repo.memory_kinds; }
 const char *memory_kind_name(int mem)
@@ -916,6 +1062,8 @@ std::string explain_slot(int op, int mem, int kt, int nbuf, bool stream)
             out += "\n  measured " + t.date + " on " + t.cpu + ": " +
                    (note != t.notes.end() ? note->second : "no note for this slot (the priorities stand)") + " (" +
                    t.path + ")";
+            if (const auto o = repo.pin_overrides.find({op, kt}); o != repo.pin_overrides.end())
+                out += "\n  the tuning file's pin of this slot is replaced by op_base_pin from " + o->second;
             if (!t.aftereffect.empty()) out += "\n  after-effect per ISA, measured then: " + t.aftereffect;
         }
     }
@@ -1001,6 +1149,56 @@ void memory_kinds_of(const void *const *ptrs, int n, int *kinds)
     }
 }
 
+// After selection: every pin that serves no count is said, with the reason
+// (opframe.h: a pin that cannot apply is warned about and ignored). A pin
+// serves where the selected host table shows its provider (a whole-slot pin)
+// or its band (a size-bounded one) in the 2- or 3-buffer half.
+void say_unapplied_pins()
+{
+    auto slot_name = [](int op, int kt) { return std::string(base::op_name(op)) + " " + base::kernel_type_name(kt); };
+    auto serves = [](int op, int kt, auto &&is_ours) {
+        for (int nbuf : {2, 3})
+            for (const TierSpan &t : slot_spans(op, OPF_MEM_HOST, kt, nbuf, false))
+                if (is_ours(t)) return true;
+        return false;
+    };
+    // Why `provider` serves nothing in the slot.
+    auto why = [&](const std::string &provider, int op, int kt) -> std::string {
+        const std::string state = component_state(provider);
+        if (state != "in use") return "component " + provider + " " + state;
+        bool offered = false, failed = false;
+        opf_count_t from = -1;
+        for (const SlotCandidate &c : slot_candidates(op, OPF_MEM_HOST, kt))
+            if (repo.components[c.component].name == provider && (c.fn2 || c.fn3)) {
+                offered = true;
+                failed |= c.selftest_failed2 || c.selftest_failed3;
+                from = from < 0 ? c.min_count : std::min(from, c.min_count);
+            }
+        if (!offered) return provider + " offers no host kernel for " + slot_name(op, kt);
+        if (failed) return provider + "'s kernel failed the self-test";
+        return provider + " serves counts >= " + std::to_string(from) + " only";
+    };
+    for (const auto &[slot, provider] : repo.pins) {
+        const auto [op, kt] = slot;
+        if (provider == "base" ||
+            serves(op, kt, [&](const TierSpan &t) { return t.provider && provider == t.provider; }))
+            continue;
+        say_once("op_base_pin: the pin of %s to \"%s\" does not apply: %s; the slot keeps %s", slot_name(op, kt).c_str(),
+             provider.c_str(), why(provider, op, kt).c_str(),
+             spans_text(slot_spans(op, OPF_MEM_HOST, kt, 2, false)).c_str());
+    }
+    for (const auto &[slot, bands] : repo.band_pins) {
+        const auto [op, kt] = slot;
+        for (const BandPin &b : bands)
+            if (!serves(op, kt, [&](const TierSpan &t) { return t.pinned && b.band == t.pinned; }))
+                say_once("op_base_pin: the pin of %s bytes %s to \"%s\" does not apply: %s; the slot keeps %s",
+                     slot_name(op, kt).c_str(), b.band.c_str(), b.provider.c_str(),
+                     (b.provider == "base" ? std::string("the base serves no count there")
+                                           : why(b.provider, op, kt)).c_str(),
+                     spans_text(slot_spans(op, OPF_MEM_HOST, kt, 2, false)).c_str());
+    }
+}
+
 int components_init()
 {
     reset();
@@ -1024,10 +1222,11 @@ int components_init()
     }
     note_host_ranges(have_memory_claims);   // before any hook is asked and the call rows open
     apply_tuning_files();
-    apply_pins(params.pin);
+    apply_pins(pins_in_force());
     query_modules();
     if (params.selftest) run_selftests();
     select_all();
+    say_unapplied_pins();
     enable_modules();
     return OPF_SUCCESS;
 }
@@ -1064,7 +1263,7 @@ try {
     std::memcpy(&known, offer, std::min(sizeof known, std::max(offer->struct_size, sizeof offer->struct_size)));
     offer = &known;
     if (const std::string problem = offer_problem(*m, *offer); !problem.empty()) {
-        warn("component %s: offer for %s refused: %s", c.name.c_str(), op, problem.c_str());
+        verbose(1, "component %s: offer for %s refused: %s", c.name.c_str(), op, problem.c_str());
         return refuse(problem);
     }
     const int kt = offer->kernel_type;
@@ -1138,12 +1337,12 @@ try {
 namespace {
 // "opframe: <component>: <text>" (the component found at `anchor`, an
 // address inside its file) on stderr, one write per line.
-void component_log_line(const void *anchor, const char *fmt, va_list args)
+void component_log_line(int level, const void *anchor, const char *fmt, va_list args)
 {
     const ComponentRecord *c = component_at(anchor);
     char text[1024];
     std::vsnprintf(text, sizeof text, fmt, args);
-    std::fprintf(stderr, "opframe: %s%s%s\n", c ? c->name.c_str() : "", c ? ": " : "", text);
+    say_line(level <= 0 ? Say::Note : Say::Verbose, std::string(c ? c->name + ": " : "") + text);
 }
 } // namespace
 
@@ -1153,7 +1352,7 @@ try {
     if (params.verbose < level) return;
     va_list args;
     va_start(args, fmt);
-    component_log_line(__builtin_return_address(0), fmt, args);
+    component_log_line(level, __builtin_return_address(0), fmt, args);
     va_end(args);
 } catch (...) {
     fail_exception("opf_component_log");
@@ -1164,7 +1363,7 @@ try {
     if (params.verbose < level) return;
     va_list args;
     va_start(args, fmt);
-    component_log_line(anchor, fmt, args);
+    component_log_line(level, anchor, fmt, args);
     va_end(args);
 } catch (...) {
     fail_exception("opf_component_log_at");

@@ -73,6 +73,10 @@ struct MemoryKind {
 };
 
 const std::vector<ComponentRecord> &components();
+// For messages about a setting of component `name`: "in use", "is excluded
+// by op=^x", "is disqualified: ...", "is not in use (failed: ...)", "failed
+// to load from PATH (reason)", or "" when no such component was found.
+std::string component_state(const std::string &name);
 const std::vector<FailedFile> &failed_files();
 const std::vector<MemoryKind> &memory_kinds();
 // Host and the registered kinds: valid ids are 0 .. memory_kind_count() - 1.

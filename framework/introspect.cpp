@@ -331,11 +331,12 @@ namespace opf {
 namespace {
 template <class Fn> std::vector<TierSpan> spans_of(const SlotHalf<Fn> &half)
 {
-    std::vector<TierSpan> spans{{half.offer.provider, 0, -1, half.offer.offered_from, half.offer.pinned}};
+    const Offer<Fn> &first = half.offer;
+    std::vector<TierSpan> spans{{first.provider, 0, -1, first.offered_from, first.pinned, first.chains_three}};
     for (int i = half.n_larger - 1; i >= 0; --i) {   // `larger` is in descending min_count
         const Offer<Fn> &o = half.larger[i];
         spans.back().to = o.min_count;
-        spans.push_back({o.provider, o.min_count, -1, o.offered_from, o.pinned});
+        spans.push_back({o.provider, o.min_count, -1, o.offered_from, o.pinned, o.chains_three});
     }
     return spans;
 }
@@ -351,6 +352,13 @@ std::vector<TierSpan> slot_spans(int op_id, int mem, int kt, int nbuf, bool stre
     const DeviceSlot &s = device_tables[std::size_t(mem - 1)].slot[op_id][kt];
     if (stream) return nbuf == 2 ? spans_of(s.stream2) : spans_of(s.stream3);
     return nbuf == 2 ? spans_of(s.two) : spans_of(s.three);
+}
+
+std::vector<TierSpan> slot_spans_n(int op_id, int kt, int form)
+{
+    const SlotHalf<opf_kernel_n_fn> &half = host_table.slot[op_id][kt].nary[form];
+    if (!half.offer.fn) return {};
+    return spans_of(half);
 }
 
 std::string counts_served(const std::vector<TierSpan> &spans, const std::string &provider, opf_count_t min_count)
@@ -373,7 +381,8 @@ std::string spans_text(const std::vector<TierSpan> &spans)
     std::vector<TierSpan> merged;   // a provider's consecutive offers read as one range
     for (const TierSpan &t : spans) {
         const bool same = !merged.empty() && merged.back().provider && t.provider &&
-                          std::strcmp(merged.back().provider, t.provider) == 0 && merged.back().pinned == t.pinned;
+                          std::strcmp(merged.back().provider, t.provider) == 0 && merged.back().pinned == t.pinned &&
+                          merged.back().chains_three == t.chains_three;
         if (same) merged.back().to = t.to;
         else merged.push_back(t);
     }
@@ -381,6 +390,7 @@ std::string spans_text(const std::vector<TierSpan> &spans)
     for (const TierSpan &t : merged) {
         out += out.empty() ? "" : ",";
         out += t.provider ? t.provider : "none";
+        if (t.chains_three) out += "(chain)";
         // a band pin in the pin's own syntax: no blank in the list (the Open
         // MPI bridge's op_opframe_kernels_* separates slots with blanks)
         if (t.pinned) out += std::string("@") + t.pinned;
@@ -404,6 +414,22 @@ try {
     return OPF_SUCCESS;
 } catch (...) {
     return fail_exception("opf_slot_tiers_text");
+}
+
+OPF_API int opf_slot_tiers_text_n(int op_id, int kt, int form, char *buf, int len)
+try {
+    if (!buf || len <= 0 || form < 0 || form >= OPF_FORM_COUNT)
+        return fail(OPF_ERR_ARG, "opf_slot_tiers_text_n: bad argument (form %d, len %d%s)", form, len, buf ? "" : ", buf NULL");
+    if (!valid_slot(op_id, kt)) return fail(OPF_ERR_OP, "opf_slot_tiers_text_n: no slot (op %d, kernel type %d)", op_id, kt);
+    if (int rc = ensure_initialized()) return rc;
+    const std::vector<TierSpan> spans = slot_spans_n(op_id, kt, form);
+    if (spans.empty())
+        return fail(OPF_ERR_OP, "opf_slot_tiers_text_n: %s %s has no n-ary form %d", base::op_name(op_id),
+                    base::kernel_type_name(kt), form);
+    std::snprintf(buf, std::size_t(len), "%s", spans_text(spans).c_str());
+    return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_slot_tiers_text_n");
 }
 
 // ---- the one "same value" comparator (base/compare.h), for tests -------------

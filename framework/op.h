@@ -22,6 +22,11 @@ template <class Fn> struct Offer {
     // pinned band, the band as written ("64K-1M").
     opf_count_t offered_from = 0;
     const char *pinned = nullptr;
+    // n-ary halves only: `provider` serves these counts with its 3-buffer
+    // kernel composed left to right (it offers no n-ary kernel here); `fn`
+    // is the base's, for calls that cannot be composed (components.cpp:
+    // install_chain).
+    bool chains_three = false;
 };
 
 template <class Fn> struct SlotHalf {
@@ -85,14 +90,18 @@ struct TierSpan {
     opf_count_t from, to;
     opf_count_t offered_from = 0;   // the offer's own min_count (Offer)
     const char *pinned = nullptr;   // a band of op_base_pin: "64K-1M"
+    bool chains_three = false;      // n-ary: the provider's 3-buffer kernel, composed (Offer)
 };
 std::vector<TierSpan> slot_spans(int op_id, int mem, int kt, int nbuf, bool stream);
+// The same for a host n-ary form (base::NaryForm); empty where the base has no such form.
+std::vector<TierSpan> slot_spans_n(int op_id, int kt, int form);
 // The counts `provider` serves in `spans` (only with its offer from
 // `min_count` on, unless min_count < 0): "every count", "counts < 32",
 // "counts >= 32", "counts 32 to 999" (joined by " and "), or "" for none.
 std::string counts_served(const std::vector<TierSpan> &spans, const std::string &provider, opf_count_t min_count = -1);
 // Each provider with its counts: "avx512" (every count), "base<32,avx2>=32",
-// "avx512<16384,avx2 (pinned 64K-1M)>=16384<262145,avx512>=262145".
+// "avx512<16384,avx2 (pinned 64K-1M)>=16384<262145,avx512>=262145"; an
+// n-ary piece that composes 3-buffer calls reads "example(chain)".
 std::string spans_text(const std::vector<TierSpan> &spans);
 
 // Fills host_table from the base and drops the device tables (init, finalize).

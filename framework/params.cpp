@@ -1,10 +1,12 @@
 // params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
 #include "framework/hwprobe.h"
+#include "framework/messages.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cctype>
 #include <charconv>
 #include <climits>
 #include <cmath>
@@ -60,6 +62,7 @@ Params params = {
     .threads = 1,
     .threads_min_bytes = int64_t(4) << 20,
     .threads_in_mpi = 0,
+    .quiet_absent = 0,
 };
 
 namespace {
@@ -418,7 +421,7 @@ std::atomic<bool> framework_registered{false};
     va_start(args, fmt);
     const std::string text = vprintf_string(fmt, args);
     va_end(args);
-    if (reg.warned.insert(text).second) std::fprintf(stderr, "opframe: warning: %s\n", text.c_str());
+    if (reg.warned.insert(text).second) say_line(Say::Warning, text);
 }
 
 Param *find(std::string_view name)
@@ -627,7 +630,8 @@ int make_param(const opf_param_spec_t &spec, Param &p)
         return fail(OPF_ERR_ARG, "%s(%s): unknown type %d", fn, name, spec.type);
     if (spec.level < 1 || spec.level > 9)
         return fail(OPF_ERR_ARG, "%s(%s): level %d is not in 1..9", fn, name, spec.level);
-    if (spec.flags & ~OPF_PARAM_READ_ONLY) return fail(OPF_ERR_ARG, "%s(%s): unknown flags 0x%x", fn, name, spec.flags);
+    if (spec.flags & ~(OPF_PARAM_READ_ONLY | OPF_PARAM_LIVE))
+        return fail(OPF_ERR_ARG, "%s(%s): unknown flags 0x%x", fn, name, spec.flags);
     if (!spec.storage) return fail(OPF_ERR_ARG, "%s(%s): storage is NULL", fn, name);
     p.type = spec.type;
     p.level = spec.level;
@@ -712,6 +716,8 @@ void ensure_framework_params()
     if (!framework_registered.load(std::memory_order_acquire)) load_params();
 }
 
+std::string closest_locked(std::string_view name);   // below, with the unknown-name check
+
 // opf_param_set / opf_param_set_cmdline: one value per parameter and source.
 int assign(Source source, const char *fn, const char *name, const char *value)
 {
@@ -723,7 +729,11 @@ int assign(Source source, const char *fn, const char *name, const char *value)
     if (!p) {
         // Before opf_init the name may belong to a component not loaded yet.
         if (initialized.load(std::memory_order_acquire))
-            return fail(OPF_ERR_ARG, "%s: unknown parameter \"%s\"", fn, name);
+        {
+            const std::string closest = closest_locked(name);
+            return fail(OPF_ERR_ARG, "%s: unknown parameter \"%s\"%s%s%s", fn, name,
+                        closest.empty() ? "" : " (did you mean ", closest.c_str(), closest.empty() ? "" : "?)");
+        }
         if (value) values[name] = value;
         else values.erase(name);
         return OPF_SUCCESS;
@@ -953,7 +963,9 @@ void register_framework_params()
           OPF_PARAM_SETTABLE, nullptr, "op_verbose", &params.verbose},
          0, 100},
         {{"mca_component_path", OPF_PARAM_STRING, OPF_COMPONENT_PATH_DEFAULT,
-          "Directories searched for components (opf_op_<name>.so), ':'-separated" INIT_ONLY_NOTE, 4, OPF_PARAM_SETTABLE,
+          "Directories searched for components (opf_op_<name>.so), ':'-separated; a value replaces the default "
+          "directories (name them too to keep the installed components; opframe_info --path shows the list)"
+          INIT_ONLY_NOTE, 4, OPF_PARAM_SETTABLE,
           nullptr, nullptr, &params.component_path},
          INT64_MIN, INT64_MAX, true},
         {{"mca_component_show_load_errors", OPF_PARAM_BOOL, "true",
@@ -991,6 +1003,11 @@ void register_framework_params()
           "the calling thread and never pay for waking the pool" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr,
           nullptr, &params.threads_min_bytes},
          1, INT64_MAX, true},
+        {{"op_base_quiet_absent", OPF_PARAM_BOOL, "false",
+          "Say nothing about settings (op_<c>_...) for components not found on mca_component_path, such as a "
+          "site-wide file's op_cuda_* on nodes without the cuda component; misspelt names are still said", 4,
+          OPF_PARAM_SETTABLE, nullptr, nullptr, &params.quiet_absent},
+         INT64_MIN, INT64_MAX},
         {{"op_base_threads_in_mpi", OPF_PARAM_BOOL, "false",
           "Use op_base_threads inside an MPI job too (the launcher gave the other cores to other ranks and MPI's "
           "progress threads: off by default)" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
@@ -999,7 +1016,7 @@ void register_framework_params()
     };
     for (const Declaration &d : declarations)
         if (register_param(&d.spec, true, d.min, d.max, d.init_only) != OPF_SUCCESS)   // only if the name was taken
-            std::fprintf(stderr, "opframe: warning: %s\n", opf_last_error());
+            say_line(Say::Warning, opf_last_error());
     framework_registered.store(true, std::memory_order_release);
 }
 
@@ -1076,6 +1093,127 @@ std::vector<TuningInfo> tuning_in_force()
     return out;
 }
 
+namespace {
+
+// Optimal-string-alignment distance (a swap of neighbours counts one edit),
+// case-insensitive: "op_base_verbos" -> "op_base_verbose" is 1, "opp" -> "op" 1.
+std::size_t edit_distance(std::string_view a, std::string_view b)
+{
+    const std::size_t n = b.size();
+    std::vector<std::size_t> two(n + 1), one(n + 1), now(n + 1);
+    for (std::size_t j = 0; j <= n; ++j) one[j] = j;
+    auto lower = [](char c) { return char(std::tolower((unsigned char)c)); };
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        now[0] = i;
+        for (std::size_t j = 1; j <= n; ++j) {
+            const std::size_t cost = lower(a[i - 1]) != lower(b[j - 1]);
+            now[j] = std::min({one[j] + 1, now[j - 1] + 1, one[j - 1] + cost});
+            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+                now[j] = std::min(now[j], two[j - 2] + 1);
+        }
+        std::swap(two, one);
+        std::swap(one, now);
+    }
+    return one[n];
+}
+
+std::string closest_locked(std::string_view name)
+{
+    std::string best;
+    std::size_t best_distance = std::max<std::size_t>(2, name.size() / 3) + 1;
+    for (const auto &p : reg.params) {
+        std::vector<std::string> names{p->name};
+        names.insert(names.end(), p->synonyms.begin(), p->synonyms.end());
+        for (const std::string &known : names)
+            if (const std::size_t d = edit_distance(name, known); d < best_distance) {
+                best_distance = d;
+                best = p->name;
+            }
+    }
+    return best;
+}
+
+// A name set somewhere, and where ("environment OPF_MCA_opp", "file
+// /etc/opframe-mca-params.conf:3", "opf_param_set", "command line").
+struct SetName {
+    std::string name, where;
+};
+
+std::vector<SetName> names_set_locked()
+{
+    std::vector<SetName> out;
+    const std::string prefix = "OPF_MCA_";
+    for (char **e = environ; e && *e; ++e) {
+        const std::string_view entry(*e);
+        if (entry.rfind(prefix, 0) != 0) continue;
+        const std::string name(entry.substr(prefix.size(), entry.find('=') - prefix.size()));
+        if (name == "PARAM_FILE_USER" || name == "PARAM_FILE_SYSTEM") continue;   // the files' paths
+        out.push_back({name, "environment " + prefix + name});
+    }
+    for (int k = 0; k < 2; ++k)   // parameter files (tuning files are opframe_tune's, checked by their identity)
+        for (const auto &[name, value] : reg.files[k]) out.push_back({name, value.origin});
+    for (const auto &[name, value] : reg.assigned[kApi]) out.push_back({name, "opf_param_set"});
+    for (const auto &[name, value] : reg.assigned[kCmdline]) out.push_back({name, "command line"});
+    return out;
+}
+
+} // namespace
+
+std::vector<SourcedValue> param_layers(const std::string &name)
+{
+    std::lock_guard guard(reg.lock);
+    std::vector<SourcedValue> out;
+    for (int s = kApi; s < kDefault; ++s)
+        if (Candidate c; lookup(Source(s), name, c))
+            out.push_back({c.text, c.origin, s == kUserTuning || s == kSystemTuning});
+    return out;
+}
+
+std::string closest_param_name(std::string_view name)
+{
+    std::lock_guard guard(reg.lock);
+    return closest_locked(name);
+}
+
+void check_unknown_names(std::string (*component_state)(const std::string &name))
+{
+    static std::set<std::string> said;   // once per process: opframe_info initialises more than once
+    std::vector<std::pair<std::string, std::string>> lines;   // (key, text)
+    {
+        std::lock_guard guard(reg.lock);
+        for (const SetName &s : names_set_locked()) {
+            if (find(s.name)) continue;
+            std::string text = "ignoring unknown parameter " + s.name + " (" + s.where + ")";
+            // op_<component>_...: the component's own namespace
+            std::string component;
+            if (s.name.rfind("op_", 0) == 0)
+                if (const std::size_t end = s.name.find('_', 3); end != std::string::npos && end > 3)
+                    component = s.name.substr(3, end - 3);
+            const std::string state = component.empty() || component == "base" ? "" : component_state(component);
+            const bool in_use = state == "in use";
+            std::string closest = closest_locked(s.name);
+            // a name of an absent component is rather a new name than a misspelt one: only near misses
+            if (!component.empty() && state.empty() && edit_distance(s.name, closest) > 2) closest.clear();
+            if (!state.empty() && !in_use && closest.rfind("op_" + component + "_", 0) != 0)
+                text += ": component " + component + " " + state + ": nothing reads it";
+            else if (!closest.empty())
+                text += ": did you mean " + closest + "?";
+            else if (in_use)
+                text += ": component " + component + " declares no such parameter (opframe_info --param op " +
+                        component + " lists its parameters)";
+            else if (!component.empty() && component != "base") {
+                if (params.quiet_absent) continue;
+                text += ": no component " + component + " was found on mca_component_path (op_base_quiet_absent=1 "
+                        "quiets settings of absent components)";
+            } else
+                text += ": no loaded component declares it (opframe_info --param all lists the names)";
+            lines.emplace_back(s.name + "\n" + s.where, text);
+        }
+    }
+    for (const auto &[key, text] : lines)
+        if (said.insert(key).second) say_line(Say::Warning, text);
+}
+
 void params_finalize()
 {
     std::lock_guard guard(reg.lock);
@@ -1092,7 +1230,13 @@ void params_finalize()
 
 using namespace opf;
 
-OPF_API int opf_param_register(const opf_param_spec_t *spec) { return register_param(spec, false); }
+// A component's parameter is read by its hooks at opf_init unless declared
+// OPF_PARAM_LIVE (kernel.h); an application's own parameters are live.
+OPF_API int opf_param_register(const opf_param_spec_t *spec)
+{
+    const bool init_only = spec && !registering_component.empty() && !(spec->flags & OPF_PARAM_LIVE);
+    return register_param(spec, false, INT64_MIN, INT64_MAX, init_only);
+}
 
 OPF_API int opf_param_set(const char *name, const char *value) { return assign(kApi, "opf_param_set", name, value); }
 

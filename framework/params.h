@@ -38,6 +38,7 @@ struct Params {
     int64_t threads;              // op_base_threads: 1 off, N threads, 0 one per core
     int64_t threads_min_bytes;    // op_base_threads_min_bytes: the least each thread gets
     int threads_in_mpi;           // op_base_threads_in_mpi: the pool inside an MPI job too
+    int quiet_absent;             // op_base_quiet_absent: no word on settings of absent components
 };
 
 // The values in force (resolved at opf_init, updated by opf_param_set).
@@ -74,6 +75,31 @@ struct TuningInfo {
     std::map<std::string, std::string> notes;
 };
 std::vector<TuningInfo> tuning_in_force();
+// The texts `name` is set to in each source, highest first (also values a
+// parameter would reject), with their origin ("environment OPF_MCA_x",
+// "file PATH:LINE", "tuning file PATH:LINE"); `tuning`: from an accepted
+// tuning file. op_base_pin keeps a tuning file's pins beside the user's.
+struct SourcedValue {
+    std::string text, origin;
+    bool tuning;
+};
+std::vector<SourcedValue> param_layers(const std::string &name);
+
+// At opf_init, once the loaded components have declared their parameters:
+// every name set in the environment (OPF_MCA_*), a parameter file, on a
+// command line or through opf_param_set before opf_init that no parameter
+// declares is said once per process, at default verbosity, with its source
+// and either the closest declared name ("did you mean op_base_verbose?") or,
+// for "op_<c>_..." where component <c> was found but is not in use, that
+// component's state (`component_state(c)`: "" when no component <c> was
+// found). op_base_quiet_absent quiets the names of components not found at
+// all (a site-wide file naming op_cuda_* on nodes without the cuda
+// component); misspellings are said regardless.
+void check_unknown_names(std::string (*component_state)(const std::string &name));
+// The declared parameter name closest to `name` (edit distance, at most about
+// a third of the name), or "".
+std::string closest_param_name(std::string_view name);
+
 // At opf_finalize: drops the components' declarations and the warnings
 // already given (they are given again after the next opf_init), and frees the
 // texts opf_param_describe handed out. API and command-line values stay.

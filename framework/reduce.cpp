@@ -825,10 +825,6 @@ try {
 namespace opf {
 namespace {
 
-// Every op's n-ary result is the left-to-right chain of its 3-buffer calls,
-// but AVG's (the sum divided by k) and PreMulSum's (a user op of its own).
-inline bool chains(int op_id) { return op_id != OPF_OPID_AVG; }
-
 // What one n-ary call runs: the op's row (SUM's for PreMulSum), the form
 // (base::NaryForm), the PreMulSum scalar, and whether dst is one of the
 // inputs after the first two (then composing 3-buffer calls into dst would
@@ -840,9 +836,9 @@ struct NaryCall {
 };
 
 // One contiguous run of n elements of kernel type kt: the slot's n-ary
-// kernel; where a component serves the 3-buffer slot and no component the
-// n-ary form (a component built before n-ary kernels), that component's
-// 3-buffer kernel composed left to right; misaligned, the base.
+// kernel; where the 3-buffer provider offers no n-ary kernel (a component
+// built before n-ary kernels, a pin to one), its 3-buffer kernel composed
+// left to right (components.cpp: install_chain); misaligned, the base.
 void run_nary(const NaryCall &c, int kt, const Bytes *const src[], int k, Bytes *dst, opf_count_t n)
 {
     uintptr_t addresses = uintptr_t(dst);
@@ -852,16 +848,14 @@ void run_nary(const NaryCall &c, int kt, const Bytes *const src[], int k, Bytes 
     const HostSlot &s = slot(c.op_id, kt);
     const Offer<opf_kernel_n_fn> &nary = s.nary[c.form].offer_for(n);
     const bool pooled = n >= workers_min_count[std::size_t(kt)];   // op_base_threads, as the 2- and 3-buffer calls
-    if (c.form == base::kN && chains(c.op_id) && k >= 2 && !c.dst_read_late && std::strcmp(nary.provider, "base") == 0) {
-        const Offer<opf_kernel3_fn> &three = s.three.offer_for(n);
-        if (std::strcmp(three.provider, "base") != 0) {
-            for (int j = 1; j < k; ++j) {
-                const Bytes *left = j == 1 ? src[0] : dst;
-                if (pooled) run_on_workers(three.fn, left, src[j], dst, n, kt);
-                else three.fn(left, src[j], dst, n);
-            }
-            return;
+    if (nary.chains_three && k >= 2 && !c.dst_read_late) {   // the selection follows the 3-buffer half here
+        opf_kernel3_fn *three = s.three.offer_for(n).fn;
+        for (int j = 1; j < k; ++j) {
+            const Bytes *left = j == 1 ? src[0] : dst;
+            if (pooled) run_on_workers(three, left, src[j], dst, n, kt);
+            else three(left, src[j], dst, n);
         }
+        return;
     }
     const auto srcs = reinterpret_cast<const void *const *>(src);
     if (pooled) [[unlikely]] return run_on_workers(nary.fn, srcs, k, dst, n, kt, c.scalar);

@@ -32,6 +32,7 @@ int initialize_locked()
             load_base_table();
             return rc;
         }
+        check_unknown_names(component_state);
         start_workers();
     } catch (...) {
         load_base_table();

@@ -12,6 +12,7 @@
 // progress threads; a rank that spreads its reductions over them slows the
 // others down by as much as it gains, and makes their timing erratic.
 #include "framework/workers.h"
+#include "framework/messages.h"
 #include "framework/error.h"   // OPF_API
 #include <opframe/component.h>   // opf_in_mpi_job
 
@@ -155,8 +156,8 @@ public:
                 pthread_setname_np(threads_.back().native_handle(), "opf_worker");
             }
         } catch (...) {   // no more threads: the pool is what could be started
-            std::fprintf(stderr, "opframe: warning: op_base_threads: could start only %zu of %d helper threads\n",
-                         threads_.size(), helpers);
+            say_line(Say::Warning, "op_base_threads: could start only " + std::to_string(threads_.size()) + " of " +
+                                       std::to_string(helpers) + " helper threads");
         }
     }
     ~Pool()
@@ -286,8 +287,8 @@ void start_workers()
     const bool mpi = in_mpi_job();
     if (mpi && !params.threads_in_mpi) {
         if (params.verbose >= 1)
-            std::fprintf(stderr, "opframe: op_base_threads=%lld ignored inside an MPI job (set "
-                         "op_base_threads_in_mpi to use threads here)\n", (long long)params.threads);
+            say_line(Say::Verbose, "op_base_threads=" + std::to_string(params.threads) +
+                                       " ignored inside an MPI job (set op_base_threads_in_mpi to use threads here)");
         return;
     }
     pool = new Pool(params.threads);
@@ -301,8 +302,9 @@ void start_workers()
         workers_min_count[kt] = 2 * min_per_thread[kt];
     }
     if (params.verbose >= 2)
-        std::fprintf(stderr, "opframe: worker pool: %d threads (the caller's and %d more), from %lld bytes per thread\n",
-                     pool->threads(), pool->threads() - 1, (long long)params.threads_min_bytes);
+        say_line(Say::Verbose, "worker pool: " + std::to_string(pool->threads()) + " threads (the caller's and " +
+                                   std::to_string(pool->threads() - 1) + " more), from " +
+                                   std::to_string(params.threads_min_bytes) + " bytes per thread");
 }
 
 void stop_workers()

@@ -85,4 +85,40 @@ check "component_log: chatty logged from kernels and hooks" test "$(echo "$lines
 check "component_log: module_enable logged" contains "$lines" "hook module_enable"
 check "component_log: every line keeps the prefix" sh -c '! echo "$1" | grep -v "^opframe: chatty: "' - "$lines"
 [ $failures -eq 0 ] || echo "$out" | sed 's/^/    | /'
+# ---- 5. settings nothing reads are said at default verbosity (issue 34) -------------------
+err() { cat "$scratch/stderr"; }
+OPF_MCA_opp=avx2 OPF_MCA_op_base_verbos=5 run "$scratch/tier" --mca op_tier_prio 60
+check "env: a misspelt framework name, with the closest" contains "$(err)" \
+    "opframe: warning: ignoring unknown parameter opp (environment OPF_MCA_opp): did you mean op?"
+check "env: op_base_verbos" contains "$(err)" "ignoring unknown parameter op_base_verbos (environment OPF_MCA_op_base_verbos): did you mean op_base_verbose?"
+check "--mca: a misspelt component parameter" contains "$(err)" \
+    "ignoring unknown parameter op_tier_prio (command line): did you mean op_tier_priority?"
+check "each said once" test "$(err | grep -c 'unknown parameter opp ')" -eq 1
+printf 'op_vendorx_priority = 60\nop_alpha_priorit = 3\n' >"$scratch/params.conf"
+OPF_MCA_PARAM_FILE_USER="$scratch/params.conf" run "$scratch/tier"
+check "file: a component not on the path" contains "$(err)" \
+    "ignoring unknown parameter op_vendorx_priority (file $scratch/params.conf:1): no component vendorx was found on mca_component_path (op_base_quiet_absent=1 quiets settings of absent components)"
+check "file: the line of a misspelt name" contains "$(err)" "op_alpha_priorit (file $scratch/params.conf:2): did you mean op_alpha_priority?"
+OPF_MCA_PARAM_FILE_USER="$scratch/params.conf" OPF_MCA_op_base_quiet_absent=1 run "$scratch/tier"
+check "op_base_quiet_absent: the absent component's name is quiet" lacks "$(err)" "op_vendorx_priority"
+check "op_base_quiet_absent: a misspelt name is still said" contains "$(err)" "did you mean op_alpha_priority?"
+OPF_MCA_op_nosym_priority=60 run "$scratch/broken"
+check "a setting of a component that failed to load: its state" contains "$(err)" \
+    "ignoring unknown parameter op_nosym_priority (environment OPF_MCA_op_nosym_priority): component nosym failed to load from $scratch/broken/opf_op_nosym.so (missing symbol opf_op_nosym_component): nothing reads it"
+run "$scratch/tier" --mca op '^tier' --mca op_tier_min_count 5
+check "a setting of an excluded component: its state" contains "$(err)" \
+    "ignoring unknown parameter op_tier_min_count (command line): component tier is excluded by op=^tier: nothing reads it"
+run /nonexistent/dir
+check "a component path that names no directory" contains "$(err)" \
+    "opframe: warning: mca_component_path names /nonexistent/dir, which is not a directory: no component is loaded from it"
+run "$scratch/broken"
+check "a component whose every offer was refused: said at default verbosity" contains "$(err)" \
+    "opframe: warning: component spurn: serves nothing: all 1 of its 1 offers were refused, the first: SUM: struct_size 0"
+run "$scratch/tier" --kernels --op SUM --type INT32 --mca op_base_pin 'sum:int32_t@64-127=alpha,sum:int32_t@1K-2K=tier' --mca op_tier_min_count 10
+check "--kernels: a long cell is never cut" sh -c 'echo "$1" | grep -Eq "^INT32 +alpha<10,tier>=10<16,alpha@64-127>=16<32,tier>=32<256,tier@1K-2K>=256<513,tier>=513 *\$"' - "$out"
+# in an MPI job: host and rank, said by each node's first rank only
+OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=0 OPF_MCA_opp=1 run "$scratch/tier"
+check "MPI job: the rank and host prefix" contains "$(err)" "opframe[$(hostname):rank 3]: warning: ignoring unknown parameter opp"
+OMPI_COMM_WORLD_RANK=4 OMPI_COMM_WORLD_LOCAL_RANK=1 OPF_MCA_opp=1 run "$scratch/tier"
+check "MPI job: a node's other ranks stay quiet" lacks "$(err)" "unknown parameter opp"
 summary

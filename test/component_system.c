@@ -70,7 +70,7 @@ static void reset_params(void)
     static const char *names[] = {"op", "op_base_pin", "op_base_selftest", "mca_component_show_load_errors",
                                   "op_alpha_priority", "op_beta_priority", "op_wrong_priority", "op_tier_priority",
                                   "op_tier_min_count", "op_alpha_min_count", "op_devfail_base", "op_devfail_bytes", "op_devfail_fail", "op_devfail_min_count",
-                                  "op_base_verbose"};
+                                  "op_base_verbose", "op_narya_priority"};
     opf_finalize();
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) set_param(names[i], NULL);
 }
@@ -807,7 +807,12 @@ static void test_broken(void)
 
     /* Only missing directories: no component, the base serves everything. */
     snprintf(path, sizeof path, "%s:%s/deeper", missing, missing);
+    capture_begin();
     CHECK_RC(start(path), OPF_SUCCESS);
+    err = capture_end();
+    /* a path the user set that names no directory is said (a typo there
+     * leaves every component out) */
+    CONTAINS(err, "/deeper, which is not a directory: no component is loaded from it");
     CHECK(opf_component_count() == 0 && opf_failed_count() == 0, "missing directories: %d components, %d failed",
           opf_component_count(), opf_failed_count());
     EXPECT_SLOT(SUM, I32, "base", "base");
@@ -946,14 +951,23 @@ static void test_device(void)
     char later_type[128];
     snprintf(later_type, sizeof later_type, "component devfail: offer for SUM refused: kernel type %d is unknown",
              OPF_KT_COUNT);
+    /* At default verbosity once per component: the count and the first
+     * reason (a program's writer sees it); each refusal at verbosity 1. */
+    snprintf(later_type, sizeof later_type, "component devfail: 2 of its 5 offers refused (op_base_verbose=1 lists "
+             "each), the first: SUM: kernel type %d is unknown", OPF_KT_COUNT);
     CONTAINS(err, later_type);
-    CONTAINS(err, "component devfail: offer for SUM refused: struct_size");
+    LACKS(err, "offer for SUM refused");
     /* opf_component_log: silent below its level, named after the component at it. */
     LACKS(err, "claims 256 bytes");
     set_param("op_base_verbose", "2");
     capture_begin();
     CHECK_RC(start(dir), OPF_SUCCESS);
     err = capture_end();
+    snprintf(later_type, sizeof later_type, "component devfail: offer for SUM refused: kernel type %d is unknown",
+             OPF_KT_COUNT);
+    CONTAINS(err, later_type);
+    CONTAINS(err, "component devfail: offer for SUM refused: struct_size");
+    LACKS(err, "2 of its 5 offers refused");   /* said once per process */
     CONTAINS(err, "opframe: devfail: claims 256 bytes as memory kind 1\n");
     set_param("op_base_verbose", NULL);
     CHECK_RC(start(dir), OPF_SUCCESS);
@@ -1197,6 +1211,121 @@ static void clear_environment(void)
     setenv("OPF_MCA_PARAM_FILE_SYSTEM", "", 1);
 }
 
+/* ---- 10. one selection: n-ary calls, late parameters, pins that cannot apply ---- */
+
+/* opf_reduce_local_n SUM INT32 of 3 sources, `count` elements: the result is
+ * checked, and the calls alpha and narya counted are returned. */
+static void sum_int_n(opf_count_t count, long long *alpha_calls, long long *narya_calls)
+{
+    enum { K = 3 };
+    int32_t src[K][64], dst[64];
+    const void *srcs[K] = {src[0], src[1], src[2]};
+    for (int j = 0; j < K; ++j)
+        for (int i = 0; i < 64; ++i) src[j][i] = (int32_t)(i * (j + 3) - j);
+    const long long a0 = calls("alpha"), n0 = calls("narya");
+    CHECK_RC(opf_reduce_local_n(srcs, K, dst, count, OPF_INT, OPF_SUM), OPF_SUCCESS);
+    for (opf_count_t i = 0; i < count; ++i)
+        CHECK(dst[i] == (int32_t)(i * 3 + i * 4 - 1 + i * 5 - 2), "n-ary SUM element %lld is %d", (long long)i, dst[i]);
+    *alpha_calls = calls("alpha") - a0;
+    *narya_calls = calls("narya") - n0;
+}
+
+static void test_settings(void)
+{
+    const char *nary = dir_of("OPF_TEST_DIR_NARY");
+    char text[512];
+    long long a = 0, n = 0;
+    reset_params();
+
+    /* alpha (priority 50, no n-ary kernel) wins the 3-buffer slot: the n-ary
+     * call composes alpha's 3-buffer kernel (k - 1 calls), never narya's
+     * n-ary kernel (priority 40), and the listing says so. */
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    sum_int_n(64, &a, &n);
+    CHECK(a == 2 && n == 0, "n-ary under alpha: alpha %lld calls (expected 2), narya %lld (expected 0)", a, n);
+    CHECK_RC(opf_slot_tiers_text_n(SUM, I32, OPF_FORM_N, text, (int)sizeof text), OPF_SUCCESS);
+    CHECK(strcmp(text, "alpha(chain)") == 0, "n-ary tiers \"%s\", expected alpha(chain)", text);
+    /* A higher priority moves both: narya's own n-ary kernel, once. */
+    set_param("op_narya_priority", "60");
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    sum_int_n(64, &a, &n);
+    CHECK(a == 0 && n == 1, "n-ary under narya: alpha %lld calls (expected 0), narya %lld (expected 1)", a, n);
+    /* A pin reaches the n-ary call as it reaches the 3-buffer one. */
+    set_param("op_base_pin", "sum:int32_t=alpha");
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    sum_int_n(64, &a, &n);
+    CHECK(a == 2 && n == 0, "pinned to alpha: alpha %lld calls (expected 2), narya %lld (expected 0)", a, n);
+    /* ... and a size-bounded pin from 32 elements (128 bytes) on: below it narya's n-ary, from it alpha's chain. */
+    set_param("op_base_pin", "sum:int32_t@128-=alpha");
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    CHECK_RC(opf_slot_tiers_text_n(SUM, I32, OPF_FORM_N, text, (int)sizeof text), OPF_SUCCESS);
+    CHECK(strcmp(text, "narya<32,alpha(chain)@128->=32") == 0, "banded n-ary tiers \"%s\"", text);
+    sum_int_n(16, &a, &n);
+    CHECK(a == 0 && n == 1, "16 elements, band from 32: alpha %lld, narya %lld (expected 0, 1)", a, n);
+    sum_int_n(64, &a, &n);
+    CHECK(a == 2 && n == 0, "64 elements, band from 32: alpha %lld, narya %lld (expected 2, 0)", a, n);
+    set_param("op_base_pin", NULL);
+    set_param("op_narya_priority", NULL);
+
+    /* A component's parameter set after opf_init applies at the next one and
+     * reads back saying so; the selection stays until then. */
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    set_param("op_narya_priority", "60");
+    opf_param_info_t info;
+    int found = 0;
+    for (int i = 0; i < opf_param_count(); ++i)
+        if (opf_param_describe(i, &info) == OPF_SUCCESS && strcmp(info.name, "op_narya_priority") == 0) {
+            found = 1;
+            CHECK(strstr(info.source, "applies at the next opf_init, in force until then: \"40\"") != NULL,
+                  "op_narya_priority set after opf_init reads as source \"%s\"", info.source);
+        }
+    CHECK(found, "op_narya_priority is not listed");
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    CHECK_RC(opf_init(), OPF_SUCCESS);   /* already initialised: nothing changes */
+    EXPECT_SLOT(SUM, I32, "alpha", "alpha");
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    EXPECT_SLOT(SUM, I32, "narya", "narya");
+    set_param("op_narya_priority", NULL);
+
+    /* Pins that cannot apply are said, with the reason. */
+    set_param("op", "^narya");
+    set_param("op_base_pin", "sum:int32_t=narya,max:int32_t@64-127=alpha,prod:int32_t=alpha");
+    capture_begin();
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    const char *err = capture_end();
+    CONTAINS(err, "op_base_pin: the pin of SUM INT32 to \"narya\" does not apply: component narya is excluded by op=^narya");
+    CONTAINS(err, "op_base_pin: the pin of PROD INT32 to \"alpha\" does not apply: alpha offers no host kernel for PROD INT32");
+    LACKS(err, "MAX INT32 bytes 64-127");   /* alpha serves MAX INT32 at every count: this one applies */
+    set_param("op_alpha_min_count", "100");
+    set_param("op_base_pin", "max:int32_t@64-127=alpha");
+    capture_begin();
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    err = capture_end();
+    CONTAINS(err, "op_base_pin: the pin of MAX INT32 bytes 64-127 to \"alpha\" does not apply: alpha serves counts >= 100 only");
+    set_param("op_alpha_min_count", NULL);
+    set_param("op_base_pin", NULL);
+    set_param("op", NULL);
+
+    /* Unknown names: said once, with the closest declared name; after
+     * opf_init opf_param_set refuses them with the same hint. */
+    opf_finalize();   /* before opf_init any name is taken: it may be a component's */
+    set_param("op_narya_prio", "60");
+    set_param("op_base_verbos", "5");
+    capture_begin();
+    CHECK_RC(start(nary), OPF_SUCCESS);
+    err = capture_end();
+    CONTAINS(err, "ignoring unknown parameter op_narya_prio (opf_param_set): did you mean op_narya_priority?");
+    CONTAINS(err, "ignoring unknown parameter op_base_verbos (opf_param_set): did you mean op_base_verbose?");
+    CHECK_RC(opf_param_set("op_alpha_priorty", "1"), OPF_ERR_ARG);
+    CONTAINS(opf_last_error(), "unknown parameter \"op_alpha_priorty\" (did you mean op_alpha_priority?)");
+    opf_finalize();
+    set_param("op_narya_prio", NULL);
+    set_param("op_base_verbos", NULL);
+    reset_params();
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -1207,7 +1336,7 @@ int main(int argc, char **argv)
         {"lists", test_lists, 1},       {"priorities", test_priorities, 1}, {"pins", test_pins, 1},
         {"selftest", test_selftest, 1}, {"tiers", test_tiers, 1},           {"broken", test_broken, 1},
         {"cycles", test_cycles, 1},     {"device", test_device, 1},         {"example", test_example, 0},
-        {"hardening", test_hardening, 0},
+        {"hardening", test_hardening, 0}, {"settings", test_settings, 1},
     };
     const int n_sections = (int)(sizeof sections / sizeof sections[0]);
     clear_environment();
@@ -1230,8 +1359,8 @@ int main(int argc, char **argv)
                 found = 1;
             }
         if (!found) {
-            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|all]...\n");
-            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|example|hardening|all]...\n");
+            fprintf(stderr, "usage: component_system [lists|priorities|pins|selftest|tiers|broken|cycles|device|example|"
+                            "hardening|settings|all]...\n");
             unlink(capture_path);
             return 2;
         }

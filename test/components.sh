@@ -134,6 +134,8 @@ cp "$libs/opf_op_alpha.so" "$libs/opf_op_beta.so" "$libs/opf_op_wrong.so" "$T/se
 cp "$libs/opf_op_alpha.so" "$libs/opf_op_beta.so" "$libs/opf_op_tier.so" "$T/tier/"
 for c in alpha refuse empty abi abiv1 nosym mismatch fw; do cp "$libs/opf_op_$c.so" "$T/broken/"; done
 cp "$libs/opf_op_alpha.so" "$libs/opf_op_devfail.so" "$T/device/"
+mkdir "$T/nary"
+cp "$libs/opf_op_alpha.so" "$libs/opf_op_narya.so" "$T/nary/"
 cp "$libs/opf_op_alpha.so" "$T/dup/"
 echo "this is not a shared object" >"$T/broken/opf_op_garbage.so"
 
@@ -161,7 +163,8 @@ OPF_TEST_DIR_DUP="$T/dup"
 OPF_TEST_DIR_MISSING="$T/no/such/directory"
 OPF_TEST_DIR_EXAMPLE="$T/dropin"
 OPF_TEST_DIR_DEVICE="$T/device"
-export OPF_TEST_DIR_DEVICE OPF_TEST_DIR_GOOD OPF_TEST_DIR_SELFTEST OPF_TEST_DIR_TIER OPF_TEST_DIR_BROKEN OPF_TEST_DIR_DUP \
+OPF_TEST_DIR_NARY="$T/nary"
+export OPF_TEST_DIR_NARY OPF_TEST_DIR_DEVICE OPF_TEST_DIR_GOOD OPF_TEST_DIR_SELFTEST OPF_TEST_DIR_TIER OPF_TEST_DIR_BROKEN OPF_TEST_DIR_DUP \
     OPF_TEST_DIR_MISSING OPF_TEST_DIR_EXAMPLE
 broken_path="$OPF_TEST_DIR_MISSING:$T/broken:$T/dup"
 

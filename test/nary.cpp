@@ -618,9 +618,9 @@ int main(int argc, char **argv)
     int composed = 0;
     for (int op_id = 1; op_id < OPF_OPID_COUNT; ++op_id)
         for (int kt = 0; opf_kernel_type_name(kt); ++kt) {
-            const char *three = opf_slot_provider(op_id, kt, 3, 70), *nary = opf_slot_provider_n(op_id, kt, OPF_FORM_N, 70);
-            composed += op_id != OPF_OPID_AVG && three && nary && std::strcmp(three, "base") != 0 &&
-                        std::strcmp(nary, "base") == 0;
+            char tiers[512];   // "NAME(chain)": NAME's 3-buffer kernel composed (opf_slot_tiers_text_n)
+            composed += opf_slot_tiers_text_n(op_id, kt, OPF_FORM_N, tiers, sizeof tiers) == OPF_SUCCESS &&
+                        std::strstr(tiers, "(chain)") != nullptr;
         }
     std::printf("composed: %d slots run a component's 3-buffer kernel once per further input\n", composed);
     providers.push_back("base");   // against itself: the fences catch its over-reads and over-writes

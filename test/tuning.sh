@@ -63,6 +63,16 @@ check "a band pin from the tuning file applies" contains "$explain" "base (defau
 check "... to the counts of its bytes" contains "$explain" "counts 16384 to 262144 (pinned 64K-1M)"
 kernels=$(OPF_TUNE_FILE_USER="$scratch/band.conf" "$info" --kernels --op sum --type float 2>&1)
 check "... and the tiers say so" contains "$kernels" "base@64K-1M>=16384<262145"
+# A user's pin of one slot replaces the tuning file's pin of that slot only:
+# the file's other pins stay, and the override is said (issue 37, item 3).
+{ grep -v '^op_base_pin = ' "$file"; echo 'op_base_pin = "sum:float=base,max:double=base"'; } >"$scratch/two.conf"
+out=$(OPF_TUNE_FILE_USER="$scratch/two.conf" OPF_MCA_op_base_pin=sum:float=$simd "$info" --explain max double 2>&1)
+check "a user's pin leaves the tuning file's other pins in force" contains "$out"     "base (default): SELECTED (pinned by op_base_pin)"
+check "... and says which slot it replaced" contains "$out"     "opframe: warning: op_base_pin from environment OPF_MCA_op_base_pin replaces the tuning file's pins of SUM FLOAT (tuning file $scratch/two.conf:"
+out=$(OPF_TUNE_FILE_USER="$scratch/two.conf" OPF_MCA_op_base_pin=sum:float=$simd "$info" --explain sum float 2>&1)
+check "... the user's pin serves its slot" contains "$out" "$simd priority"
+check "... pinned" contains "$out" "(pinned by op_base_pin)"
+check "--explain: the slot's tuning pin is replaced" contains "$out"     "the tuning file's pin of this slot is replaced by op_base_pin from environment OPF_MCA_op_base_pin"
 else
     echo "SKIP: pins from the tuning file: no SIMD component serves SUM FLOAT here"
 fi

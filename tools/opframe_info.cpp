@@ -387,9 +387,7 @@ void show_kernels(Printer &p, const Options &o)
                                              : stream              ? pair_cell(sp.s2, sp.s3)
                                                                    : pair_cell(sp.p2, sp.p3);
                     any |= stream ? !sp.s2.empty() || !sp.s3.empty() : !sp.p2.empty() || !sp.p3.empty();
-                    char buf[64];
-                    std::snprintf(buf, sizeof buf, " %-9s", cell.c_str());
-                    row += buf;
+                    row += " " + cell + std::string(cell.size() < 9 ? 9 - cell.size() : 0, ' ');   // never cut
                     if (p.format != Format::Text && !stream && sp.any()) {
                         Record r;
                         auto or_none = [](const std::string &t) { return t.empty() ? std::string("none") : t; };
@@ -440,8 +438,9 @@ void explain_memory_kind(Printer &p, int op, int kt, int mem, bool named)
 }
 
 // --explain, host memory: who serves opf_reduce_local_n's forms (n-ary,
-// round-once, PreMulSum's on SUM) from which count on, and where a chain op
-// composes a component's 3-buffer kernel instead (it offers no n-ary one).
+// round-once, PreMulSum's on SUM) from which count on, from the selection's
+// tiers (opf_slot_tiers_text_n), and where a chain op composes a component's
+// 3-buffer kernel instead (it offers no n-ary one).
 const char *const form_names[OPF_FORM_COUNT] = {"n-ary", "n-ary round-once", "PreMulSum n-ary",
                                                 "PreMulSum n-ary round-once"};
 
@@ -460,20 +459,13 @@ void record_nary(Printer &p, int op, int kt, const char *memory, int form,
 void explain_nary(Printer &p, int op, int kt)
 {
     for (int form = 0; form < OPF_FORM_COUNT; ++form) {
-        if (!opf_slot_provider_n(op, kt, form, 1)) continue;   // the base has no such form here
-        std::string text, last;
-        for (opf_count_t count : {opf_count_t(1), opf_count_t(1) << 6, opf_count_t(1) << 10, opf_count_t(1) << 16,
-                                  opf_count_t(1) << 20, opf_count_t(1) << 24}) {
-            std::string who = opf_slot_provider_n(op, kt, form, count);
-            const char *three = opf_slot_provider(op, kt, 3, count);
-            if (form == OPF_FORM_N && op != OPF_OPID_AVG && who == "base" && three && std::strcmp(three, "base"))
-                who = std::string(three) + " (its 3-buffer kernel, once per further input)";
-            if (who == last) continue;
-            text += (text.empty() ? "" : ", ") + std::string(count == 1 ? "" : "from " + std::to_string(count) + ": ") + who;
-            last = who;
-        }
-        const std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " host " + form_names[form] +
-                                 ": " + text;
+        std::vector<char> tiers(4096);
+        if (opf_slot_tiers_text_n(op, kt, form, tiers.data(), int(tiers.size())) != OPF_SUCCESS) continue;   // no such form
+        const std::string text = tiers.data();
+        std::string line = std::string(op_name(op)) + " " + opf_kernel_type_name(kt) + " host " + form_names[form] + ": " +
+                           text;
+        if (text.find("(chain)") != std::string::npos)
+            line += " (NAME(chain): NAME's 3-buffer kernel, once per further input: it offers no n-ary kernel there)";
         record_nary(p, op, kt, "host", form, {{"selected", text}}, line);
     }
 }

@@ -1051,31 +1051,31 @@ int register_params()
          "CUDA device of synchronous calls: -1 runs each call on the device holding its output (else an input); "
          "N runs every call on device N, copying operands that live elsewhere. Stream calls always run on the "
          "stream's device",
-         3, OPF_PARAM_SETTABLE, nullptr, nullptr, &device_param},
+         3, OPF_PARAM_LIVE, nullptr, nullptr, &device_param},
         {"op_cuda_block_size", OPF_PARAM_INT, "256", "Threads per block of the cuda kernels (32 .. 1024)", 5,
-         OPF_PARAM_SETTABLE, nullptr, nullptr, &block_size},
+         OPF_PARAM_LIVE, nullptr, nullptr, &block_size},
         {"op_cuda_max_blocks", OPF_PARAM_INT, "1073741824",
          "Most blocks per kernel launch (a grid-stride loop does the rest; the default gives every work item a "
          "thread of its own); 0: the device's SM count times the blocks of that kernel resident per SM",
-         5, OPF_PARAM_SETTABLE, nullptr, nullptr, &max_blocks_param},
+         5, OPF_PARAM_LIVE, nullptr, nullptr, &max_blocks_param},
         {"op_cuda_staging_min_count", OPF_PARAM_SIZE, "1",
          "Elements from which a mixed host/device synchronous call copies host operands to the device and "
          "computes there; below it the device operands are copied to the host and the call computes on the host",
-         4, OPF_PARAM_SETTABLE, nullptr, nullptr, &staging_min_count},
+         4, OPF_PARAM_LIVE, nullptr, nullptr, &staging_min_count},
         {"op_cuda_scratch_cache", OPF_PARAM_SIZE, "64M",
          "Bytes of device staging scratch the component's memory pool keeps per device between calls", 5,
-         OPF_PARAM_SETTABLE, nullptr, nullptr, &scratch_cache},
+         OPF_PARAM_LIVE, nullptr, nullptr, &scratch_cache},
         {"op_cuda_stream_check", OPF_PARAM_BOOL, "true",
          "Check that the buffers of a stream call are accessible from the stream's device (one driver query per "
          "buffer); false trusts the caller",
-         5, OPF_PARAM_SETTABLE, nullptr, nullptr, &stream_check},
+         5, OPF_PARAM_LIVE, nullptr, nullptr, &stream_check},
         {"op_cuda_lazy_init", OPF_PARAM_BOOL, "true",
          "Initialise the CUDA driver at the first call that needs it (a device buffer, a stream call), so that "
          "host-only processes never pay for it; false: at opf_init, which lists the devices (opframe_info --hw) "
          "and disqualifies the component where there is none",
          4, OPF_PARAM_SETTABLE, nullptr, nullptr, &lazy_init},
         {"op_cuda_verbose", OPF_PARAM_INT, "0", "Print CUDA failures of the cuda component to stderr when > 0", 5,
-         OPF_PARAM_SETTABLE, nullptr, nullptr, &verbose},
+         OPF_PARAM_LIVE, nullptr, nullptr, &verbose},
         {"op_cuda_errors", OPF_PARAM_INT, "0",
          "CUDA failures in synchronous calls so far (each also returned to its caller with the reason)", 9,
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &errors},

@@ -336,18 +336,21 @@ deep_only "param-priority-negative" && run "param-priority-negative" 2 stock --m
 run "param-base-kernels-off" 2 any --mca op_opframe_base_kernels 0 -- --quick
 if deep_only "param-opframe-params, mca-op-opframe-param"; then
     run "param-opframe-params" 2 opframe --mca op_opframe_params "op_base_verbose=1" -- --quick
-    grep -q "^opframe: " "$scratch/param-opframe-params.log" &&
+    grep -Eq "^opframe(\[[^]]*\])?: " "$scratch/param-opframe-params.log" &&
         pass "  ... opframe's own verbose output came through op_opframe_params" ||
         fail "op_opframe_params=op_base_verbose=1 printed nothing from opframe"
     run "mca-op-opframe-param" 2 opframe --mca op_opframe_op_base_verbose 1 -- --quick
-    grep -q "^opframe: " "$scratch/mca-op-opframe-param.log" &&
+    grep -Eq "^opframe(\[[^]]*\])?: " "$scratch/mca-op-opframe-param.log" &&
         pass "  ... opframe's verbose output came through --mca op_opframe_op_base_verbose 1" ||
         fail "--mca op_opframe_op_base_verbose 1 printed nothing from opframe"
 fi
 run "env-opf-mca" 2 opframe -x OPF_MCA_op_base_verbose=1 -- --quick
-grep -q "^opframe: " "$scratch/env-opf-mca.log" &&
+grep -Eq "^opframe(\[[^]]*\])?: " "$scratch/env-opf-mca.log" &&
     pass "  ... and through mpirun -x OPF_MCA_op_base_verbose=1" ||
     fail "-x OPF_MCA_op_base_verbose=1 printed nothing from opframe"
+grep -q "^opframe\[$(hostname):rank [0-9]*\]: " "$scratch/env-opf-mca.log" &&
+    pass "  ... each line with its host and rank" ||
+    fail "opframe's lines in an MPI job lack the [host:rank N] prefix"
 
 # ---- 5a. the MPI_T example of mca_op_opframe(7), compiled and run as printed
 sed -n '/^\.SH EXAMPLES/,/^\.SH FILES/p' "$here/../../man/mca_op_opframe.7" |

@@ -225,7 +225,7 @@ typedef struct opf_param_spec {
     const char *default_value;   /* text, as a user would write it */
     const char *description;
     int level;                   /* 1 (basic) .. 9 (developer) */
-    int flags;                   /* OPF_PARAM_READ_ONLY */
+    int flags;                   /* OPF_PARAM_READ_ONLY, OPF_PARAM_LIVE (kernel.h) */
     const char *values;          /* ENUM / FLAGS words, else NULL */
     const char *synonyms;        /* deprecated names, comma-separated, or NULL */
     void *storage;

@@ -194,6 +194,16 @@ int opf_slot_tiers(int op_id, int kernel_type, int nbuf, opf_slot_tier_t *tiers,
  * nbuf, memory kind or buffer. */
 int opf_slot_tiers_text(int op_id, int kernel_type, int memory_kind, int nbuf, int stream, char *buf, int len);
 
+/* The same text for an n-ary form (OPF_FORM_*) of a host slot: who serves
+ * opf_reduce_local_n from which count on. The plain n-ary form of every op
+ * but AVG follows the 3-buffer half (its result is the chain of 3-buffer
+ * calls): at each count the 3-buffer provider serves it, with its own n-ary
+ * kernel, or else with its 3-buffer kernel composed left to right, written
+ * "name(chain)": "base<32,example(chain)>=32". The other forms are ranked on
+ * their own, like a half. OPF_ERR_OP where the slot or the form does not
+ * exist, OPF_ERR_ARG for a bad form or buffer. */
+int opf_slot_tiers_text_n(int op_id, int kernel_type, int form, char *buf, int len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -121,8 +121,12 @@ enum {
     OPF_PARAM_BOOL, OPF_PARAM_INT, OPF_PARAM_SIZE, OPF_PARAM_DOUBLE,
     OPF_PARAM_STRING, OPF_PARAM_ENUM, OPF_PARAM_FLAGS
 };
+/* A component's parameter is read by its hooks at opf_init: a value set
+ * later applies at the next opf_init, and reads back saying so. One its
+ * kernels read at every call is declared OPF_PARAM_LIVE: a set applies at
+ * once. (An application's own parameters are always live.) */
 enum {
-    OPF_PARAM_SETTABLE = 0, OPF_PARAM_READ_ONLY = 1
+    OPF_PARAM_SETTABLE = 0, OPF_PARAM_READ_ONLY = 1, OPF_PARAM_LIVE = 2
 };
 
 #ifdef __cplusplus
