@@ -332,9 +332,14 @@ static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, vo
 
 /* ---- n-ary reductions ----------------------------------------------------- */
 /* dst[i] = srcs[0][i] op srcs[1][i] op ... op srcs[nsrc-1][i], evaluated left
- * to right (((srcs[0] op srcs[1]) op srcs[2]) ...): bit for bit the chain
+ * to right (((srcs[0] op srcs[1]) op srcs[2]) ...): the values of the chain
  * opf_reduce_local3(srcs[0], srcs[1], dst), opf_reduce_local3(dst, srcs[j],
- * dst) for j = 2 .. nsrc-1, and with nsrc == 1 a copy of srcs[0]. dst may be
+ * dst) for j = 2 .. nsrc-1, bit for bit except that where the chain gives a
+ * NaN the n-ary call gives a NaN whose sign and payload may differ (as
+ * everywhere in opframe, any NaN is the same result), and with nsrc == 1 a
+ * copy of srcs[0]. The call is served by the provider the selection gives
+ * its 3-buffer form (pins and priorities alike): with that provider's n-ary
+ * kernel, or its 3-buffer kernel composed as above. dst may be
  * the same pointer as any srcs[j] (srcs may repeat a pointer); otherwise the
  * buffers must be disjoint. 1 <= nsrc <= OPF_REDUCE_N_MAX (else OPF_ERR_ARG);
  * srcs NULL, or an entry of it NULL, with count > 0 is OPF_ERR_BUFFER. The
@@ -447,8 +452,13 @@ const char *opf_last_error(void);
  * opf_init, and their source shows the value in force meanwhile. The lists
  * of `op` and op_base_pin are checked at opf_init: an empty or malformed name
  * in `op` fails it like an unknown one; a pin that cannot apply is warned
- * about and ignored. After opf_init an undeclared
- * name is OPF_ERR_ARG. API and command-line values outlive opf_finalize. */
+ * about and ignored. A component's parameters are read by its hooks at
+ * opf_init, so they apply at the next opf_init as well (and read back so),
+ * unless the component declared one live (OPF_PARAM_LIVE). A name set before
+ * opf_init that no loaded component declares is warned about at opf_init,
+ * with the closest declared name. After opf_init an undeclared
+ * name is OPF_ERR_ARG (the message names the closest declared one). API and
+ * command-line values outlive opf_finalize. */
 int opf_param_set(const char *name, const char *value);
 int opf_param_set_cmdline(const char *name, const char *value);
 /* The current value as text, NUL-terminated, into buf of len bytes;
