@@ -292,8 +292,17 @@ template <class T, Rounding M> struct SumAcc {
 };
 
 // AVG of k values. Floating and complex: the SUM above, then divided by k
-// in the accumulator's type (Narrow: the float of the sum divided by k,
-// rounded to the type; Once: the float sum divided by k, rounded once).
+// in the accumulator's type.
+// The Narrow types, in both modes, one rule: every input widened to float
+// and scaled by 2^-6, summed left to right in float, divided by k, scaled
+// back by 2^6 and rounded to the type once. A mean of in-range inputs stays
+// in range: a chain rounded to the type at each step overflowed (E4M3:
+// 448 + 448 is NaN), and k <= 64 scaled inputs cannot overflow float even
+// for bfloat16, whose range is float's. The scaling is exact and changes no
+// result where float has room: for float16 and fp8 the rule equals the
+// plain float mean rounded once (no sum overflows, no quotient is a float
+// denormal); for bfloat16 it fixes how the few means below float's normal
+// range round.
 // Integers: the exact mean rounded toward zero, without overflow whatever
 // k (up to OPF_REDUCE_N_MAX) and the values: up to 32 bits the exact sum in
 // int64_t; wider, each x = q*k + r with 0 <= r < k (floor division), the q
@@ -305,13 +314,18 @@ template <class T, Rounding M> struct MeanAcc : SumAcc<T, M> {
     using Acc = typename SumAcc<T, M>::Acc;
     OPF_HD static T result(Acc a, int k)
     {
-        if constexpr (sums_in_float<T, M>) return narrow<T>(a / float(k));
-        else if constexpr (Narrow<T>) return narrow<T>(to_float(a) / float(k));
-        else if constexpr (is_complex<T>) {
+        if constexpr (is_complex<T>) {
             using R = decltype(a.re);
             return {a.re / R(k), a.im / R(k)};
         } else return a / T(k);
     }
+};
+static_assert(OPF_REDUCE_N_MAX <= 64, "the Narrow mean scales its inputs by 2^-6");
+template <Narrow T, Rounding M> struct MeanAcc<T, M> {
+    using Acc = float;
+    OPF_HD static Acc first(T x, int) { return to_float(x) * 0x1p-6f; }
+    OPF_HD static Acc add(Acc a, T x, int) { return a + to_float(x) * 0x1p-6f; }
+    OPF_HD static T result(Acc a, int k) { return narrow<T>(a / float(k) * 0x1p6f); }
 };
 template <Integer T, Rounding M> requires(sizeof(T) <= 4) struct MeanAcc<T, M> {
     using Acc = int64_t;
@@ -372,9 +386,9 @@ template <class T, Rounding M> struct NaryAccOf<OpAvg, T, M> {
     using type = MeanAcc<T, M>;
 };
 template <class Op, class T, Rounding M> using NaryAcc = typename NaryAccOf<Op, T, M>::type;
-// Whether OPF_ROUND_ONCE has a result of its own for (Op, T): SUM and AVG of the Narrow types.
-template <class Op, class T> inline constexpr bool rounds_once_apart =
-    Narrow<T> && (std::is_same_v<Op, OpSum> || std::is_same_v<Op, OpAvg>);
+// Whether OPF_ROUND_ONCE has a result of its own for (Op, T): SUM of the
+// Narrow types (AVG's one rule rounds once in both modes).
+template <class Op, class T> inline constexpr bool rounds_once_apart = Narrow<T> && std::is_same_v<Op, OpSum>;
 
 // PreMulSum(s): s * x0 + s * x1 + ...: each product as OpProd gives it
 // (rounded to the type; integers wrap; complex without FMA), the products

@@ -23,6 +23,8 @@
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -160,6 +162,15 @@ void check_format(int kt, opf_datatype_t type, const char* type_name)
         ++slots;
         std::vector<E> want(N);
         ref(left.data(), right.data(), want.data(), N);
+        if (op_id == OPF_OPID_AVG) {   // the mean of two finite values lies between them: never NaN, never inf
+            long outside = 0;
+            for (size_t i = 0; i < N; ++i) {
+                const float a = widen(left[i]), b = widen(right[i]), m = widen(want[i]);
+                outside += std::isfinite(a) && std::isfinite(b) && !(m >= std::min(a, b) && m <= std::max(a, b));
+            }
+            expect(outside == 0, std::string(type_name) + " AVG: " + std::to_string(outside) +
+                                     " means of finite pairs outside [min, max]");
+        }
         for (const Calls& p : providers_of<E>(op_id, kt, type)) {
             const std::string where = std::string(type_name) + " " + op + " " + p.name;
             auto report = [&](const char* form, long at, const E* got, size_t from) {

@@ -207,8 +207,8 @@ std::string tpl_minloc(const TypeInfo &t) { return tpl_loc(t, false); }
 // zero, as floor((a+b)/2) = (a>>1) + (b>>1) + (a&b&1) moved up when negative
 // and odd (no overflow at any width); reals (a + b) * 0.5, which rounds as
 // the base's (a + b) / 2 (halving is exact or rounds alike, and OpenCL's
-// division need not round correctly); narrow types the rounded sum, halved in
-// float, rounded again.
+// division need not round correctly); narrow types as base::MeanAcc: both
+// scaled by 2^-6 in float, summed, halved, scaled back, rounded once.
 std::string tpl_avg(const TypeInfo &t)
 {
     const std::string T = t.cl;
@@ -219,8 +219,8 @@ std::string tpl_avg(const TypeInfo &t)
     case Cat::Real: return "return (a + b) * (" + T + ")0.5;";
     case Cat::Half:
     case Cat::BFloat16: {
-        const std::string sum = narrow(t, widen(t, "a") + " + " + widen(t, "b"));
-        return T + " s = " + sum + ";\n    return " + narrow(t, widen(t, "s") + " * 0.5f") + ";";
+        return "return " + narrow(t, "(" + widen(t, "a") + " * 0x1p-6f + " + widen(t, "b") + " * 0x1p-6f) * 0.5f * 0x1p6f") +
+               ";";
     }
     case Cat::Complex: {
         const std::string P = t.arith;

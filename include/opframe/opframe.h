@@ -349,12 +349,16 @@ static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, vo
  * Two ops are not the chain:
  *   OPF_AVG      the sum of the nsrc inputs (left to right, rounded as SUM
  *                rounds), divided by nsrc (rounded once more); integers: the
- *                exact mean rounded toward zero, never overflowing. On
+ *                exact mean rounded toward zero, never overflowing; FLOAT16,
+ *                BFLOAT16 and the fp8 types, in both modes: each input
+ *                widened to float and scaled by 2^-6, summed left to right
+ *                in float, divided by nsrc, scaled back by 2^6, rounded to
+ *                the type once (the mean of in-range inputs is in range). On
  *                opf_reduce_local / opf_reduce_local3 it is the mean of two.
  *   PreMulSum    (opf_op_create_premul) scalar * srcs[0] + ... + scalar *
  *                srcs[nsrc-1]: each product rounded to the type as PROD
  *                rounds it, summed left to right as SUM.
- * In mode OPF_ROUND_ONCE (opf_reduce_local_n_mode), SUM, AVG and PreMulSum
+ * In mode OPF_ROUND_ONCE (opf_reduce_local_n_mode), SUM and PreMulSum
  * of the types computed in float (FLOAT16, BFLOAT16, FLOAT8_E4M3, FLOAT8_E5M2) sum in float and round
  * to the type once, at the end; every other (op, type) is as in
  * OPF_ROUND_CHAIN, the default. */

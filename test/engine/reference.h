@@ -702,8 +702,19 @@ using OpMinLoc = OpLoc<false>;
 
 // AVG (issue 26), the mean of two: integers the exact mean rounded toward
 // zero (computed in 128 bits; 128-bit integers as floor((a+b)/2) by halves,
-// moved toward zero); reals (a + b) / 2 in the type; narrow types the
-// rounded sum, halved in float, rounded again; complex part by part.
+// moved toward zero); reals (a + b) / 2 in the type; narrow types by the
+// mean's one rule (narrow_mean below); complex part by part.
+// The mean of k narrow values (float16, bfloat16, fp8), as opframe(7)
+// defines it: each widened to float and scaled by 2^-6, summed left to right
+// in float, divided by k, scaled back by 2^6, rounded to the type once.
+template <Narrow T> T narrow_mean(const T* in, int k)
+{
+    float s = widen(in[0]) * 0x1p-6f;
+    for (int j = 1; j < k; ++j)
+        s += widen(in[j]) * 0x1p-6f;
+    return narrow<T>(s / float(k) * 0x1p6f);
+}
+
 struct OpAvg {
     static constexpr int id = OPF_OPID_AVG;
     template <Integer T> static T eval(const T& a, const T& b)
@@ -719,8 +730,8 @@ struct OpAvg {
     template <Real T> static T eval(const T& a, const T& b) { return rounded(a + b) / T(2); }
     template <Narrow T> static T eval(const T& a, const T& b)
     {
-        const T sum = OpSum::eval(a, b);
-        return narrow<T>(widen(sum) / 2.0f);
+        const T in[2] = {a, b};
+        return narrow_mean(in, 2);
     }
     template <Real T> static Cplx<T> eval(const Cplx<T>& a, const Cplx<T>& b)
     {
@@ -770,7 +781,8 @@ template <class E> RefFn<E> reference_for(int op_id)
 // n-ary forms (opf_reduce_local_n, OPF_ROUND_CHAIN): in[0] op in[1] op ...
 // folded left to right with eval (k == 1: in[0]), except AVG, which is no
 // fold: the k inputs summed left to right as SUM rounds, then divided by k
-// once; integers the exact mean rounded toward zero (summed in 128 bits).
+// once (narrow types: narrow_mean); integers the exact mean rounded toward
+// zero (summed in 128 bits).
 // nullptr where the spec defines no such op, or the reference has no n-ary
 // definition (AVG of 128-bit integers: no wider type to sum them in here).
 template <class E> using RefNFn = void (*)(const E* const*, int, E*, size_t);
@@ -791,10 +803,10 @@ template <class E> E mean_of(const E* const* in, int k, size_t i)
             s += __int128(in[j][i]);
         return E(s / k);   // C division: toward zero
     } else if constexpr (Narrow<E>) {
-        E s = in[0][i];
-        for (int j = 1; j < k; ++j)
-            s = OpSum::eval(s, in[j][i]);
-        return narrow<E>(widen(s) / float(k));
+        E column[64];
+        for (int j = 0; j < k; ++j)
+            column[j] = in[j][i];
+        return narrow_mean(column, k);
     } else {
         E s = in[0][i];
         for (int j = 1; j < k; ++j)
