@@ -1126,6 +1126,27 @@ static int disqualify(const char *why)
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* The directories of the ':'-separated `path` that do not exist ("~/" is
+ * the home directory, as opframe reads it), comma-separated into `out`. */
+static void missing_dirs(const char *path, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (const char *at = path; *at;) {
+        const size_t n = strcspn(at, ":");
+        char dir[PATH_MAX];
+        const char *home = getenv("HOME");
+        if (n > 1 && at[0] == '~' && at[1] == '/' && home != NULL)
+            snprintf(dir, sizeof(dir), "%s%.*s", home, (int)n - 1, at + 1);
+        else
+            snprintf(dir, sizeof(dir), "%.*s", (int)n, at);
+        if (n > 0 && access(dir, F_OK) != 0 && strlen(out) + n + 3 < len) {
+            if (out[0]) strcat(out, ", ");
+            strncat(out, at, n);
+        }
+        at += n + (at[n] == ':');
+    }
+}
+
 /* The bridge switches itself off where the user asked for it (it is
  * installed, and its priority is not negative): the job hears why once, at
  * default verbosity (tell_job), whatever the reason. */
@@ -1186,10 +1207,12 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
             opal_output_verbose(10, out, "op:opframe: opframe could not use %s: %s", f.path, f.reason);
     }
     if (ncomp == 0 && bridge_require_components) {
-        char path[512] = "";
+        char path[512] = "", missing[200] = "";
         opf_param_get("mca_component_path", path, (int)sizeof(path));
-        snprintf(why, sizeof(why), "opframe found no component on mca_component_path \"%.400s\" "
-                 "(broken install? set op_opframe_require_components=0 to use opframe's base kernels)", path);
+        missing_dirs(path, missing, sizeof(missing));
+        snprintf(why, sizeof(why), "opframe found no component on mca_component_path \"%.300s\" (%s%s; "
+                 "op_opframe_require_components=0 uses opframe's base kernels instead)", path,
+                 missing[0] ? "no such directory: " : "a broken install?", missing);
         return switch_off(why);
     }
     const int rc = build_table();

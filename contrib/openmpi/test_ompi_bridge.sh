@@ -280,7 +280,7 @@ home_save=$home
 home=$scratch/nocomp
 run "broken-no-opframe-components" 2 stock --mca op_opframe_mca_component_path /nonexistent/dir
 said_once broken-no-opframe-components \
-    'opframe is off, Open MPI.s own kernels are used: opframe found no component on mca_component_path "/nonexistent/dir"'
+    'opframe is off, Open MPI.s own kernels are used: opframe found no component on mca_component_path "/nonexistent/dir" (no such directory: /nonexistent/dir;'
 if deep_only "broken-no-opframe-components-op-opframe-only"; then
     run "broken-no-opframe-components-op-opframe-only" 2 stock --mca op opframe
     said_once broken-no-opframe-components-op-opframe-only "opframe is off, .*found no component on mca_component_path"
