@@ -548,8 +548,9 @@ static bool speaks_for_job(void)
 }
 
 /* Says what the user must hear (a setting opframe refused, a name nothing
- * declares, opframe off): once per job on stderr (rank 0, prefixed with its
- * host and rank as opframe's own job messages are: "[host:rank 0]"), and by
+ * declares, opframe off): once per job on stderr (rank 0, its host and rank
+ * after the prefix as opframe's own lines have them: "op:opframe[host:rank
+ * 0]: "), and by
  * every other rank at op_base_verbose >= 10. Outside a job (ompi_info, a
  * singleton) without the prefix. */
 static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -566,14 +567,14 @@ static void tell_job(const char *fmt, ...)
         char host[256] = "?";
         if (gethostname(host, sizeof(host)) != 0) strcpy(host, "?");
         host[sizeof(host) - 1] = '\0';
-        snprintf(where, sizeof(where), "[%s:rank %.16s] ", host, rank);
+        snprintf(where, sizeof(where), "[%s:rank %.16s]", host, rank);
     }
     if (speaks_for_job() && rank != NULL) {   /* on stderr as it is: opal_output's "[host:pid]" would say the host twice */
-        fprintf(stderr, "%sop:opframe: %s\n", where, text);
+        fprintf(stderr, "op:opframe%s: %s\n", where, text);
         fflush(stderr);
     } else if (speaks_for_job())
         opal_output(0, "op:opframe: %s", text);
-    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "%sop:opframe: %s", where, text);
+    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe%s: %s", where, text);
 }
 
 /* Hands "name=value;name=value" to opframe (API values: they beat

@@ -255,19 +255,19 @@ run "stock-base-only-np2" 2 stock --mca op ^opframe,avx
 # ---- 4. broken opframe installs degrade to Open MPI's kernels, and the job
 # hears why once, at default verbosity, from rank 0 with its host (issue 34):
 # said_once NAME PATTERN: the run's log has PATTERN on exactly one line,
-# "[host:rank 0] op:opframe: ..." (the other ranks keep quiet).
+# "op:opframe[host:rank 0]: ..." (the other ranks keep quiet).
 host=$(hostname)
 said_once() {
     n=$(grep -c -- "$2" "$scratch/$1.log")
     line=$(grep -m1 -- "$2" "$scratch/$1.log")
     case $line in
-    "[$host:rank 0] op:opframe: "*) prefixed=yes ;;
+    "op:opframe[$host:rank 0]: "*) prefixed=yes ;;
     *) prefixed=no ;;
     esac
     if [ "$n" = 1 ] && [ $prefixed = yes ]; then
         pass "  ... said once: $(echo "$line" | cut -c1-170)"
     else
-        fail "$1: '$2' said $n times (not once), or without '[$host:rank 0] op:opframe: ' ($prefixed):"
+        fail "$1: '$2' said $n times (not once), or without 'op:opframe[$host:rank 0]: ' ($prefixed):"
         grep 'op:opframe' "$scratch/$1.log" | head -5
     fi
 }
@@ -295,14 +295,14 @@ if [ -f "$wrong" ]; then
     ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
     home=$scratch/wrongseries
     run "wrong-series" 2 stock
-    said_once wrong-series "op:opframe: opframe is off.*built for Open MPI .*is running"
+    said_once wrong-series "opframe is off.*built for Open MPI .*is running"
     home=$home_save
 else
     fail "no $wrong (make check builds it)"
 fi
 # 4b. opf_init fails: a misspelt component in opframe's `op` parameter, from
 # each of a user's sources. The job hears it once (rank 0), at default verbosity.
-nosuch='op:opframe: opframe is off, .*unknown component "nosuch"'
+nosuch='opframe is off, .*unknown component "nosuch"'
 run "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
 said_once misspelt-op-mca "$nosuch"
 if deep_only "misspelt-op-mca-exclude, misspelt-op-params, broken-opf-init"; then
