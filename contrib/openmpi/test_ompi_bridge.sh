@@ -323,10 +323,14 @@ cp "$home"/.opframe/components/* "$scratch/vendorx/.opframe/components/" 2>/dev/
 echo "not a shared object" >"$scratch/vendorx/.opframe/components/opf_op_vendorx.so"
 home=$scratch/vendorx
 run "unknown-mca-names" 2 opframe --mca op_opframe_opp avx2 --mca op_opframe_op_base_threads abc \
-    --mca op_opframe_op_vendorx_priority 60 -- --quick
+    --mca op_opframe_op_vendorx_priority 60 --mca op_opframe_params "opp=avx2" -- --quick
 said_once unknown-mca-names 'op_opframe_opp="avx2" is ignored: no such parameter .*(did you mean op_opframe_op?)'
 said_once unknown-mca-names 'op_opframe_op_base_threads: .*invalid value "abc" .*op_base_threads'
 said_once unknown-mca-names 'op_opframe_op_vendorx_priority="60" is ignored: it belongs to opframe component vendorx, which could not be used'
+# a name inside op_opframe_params: opframe itself says it (its node's first rank)
+n=$(grep -c "^opframe\[$host:rank 0\]: warning: ignoring unknown parameter opp .*did you mean op?" "$scratch/unknown-mca-names.log")
+[ "$n" = 1 ] && pass "  ... and opframe said op_opframe_params' opp once: $(grep -m1 'unknown parameter opp' "$scratch/unknown-mca-names.log")" ||
+    fail "op_opframe_params \"opp=avx2\": opframe's 'unknown parameter opp ... did you mean op?' said $n times, not once"
 home=$home_save
 # 4c. the component file is not a shared object (Open MPI skips it; note that
 # a truncated ELF file is another matter: the loader itself may SIGBUS)
