@@ -447,8 +447,7 @@ double roofline_n_ns(const float *const *in, int k, float *out, long floats, int
 // The legend of the "*" mark (offered_from).
 const char kUnservedLegend[] =
     "# *: timed at a count below the least count this provider offers the slot for: its kernel never\n"
-    "#    serves that count in the selected table (opframe_info --explain OP TYPE shows the offers);\n"
-    "#    the summary leaves these rows out\n";
+    "#    serves that count in the selected table (opframe_info --explain OP TYPE shows the offers)\n";
 
 // --inputs K: one table of the n-ary call per (op, type, size).
 int bench_inputs(const Options &o, const std::vector<std::string> &providers)
@@ -853,6 +852,7 @@ int main(int argc, char **argv)
     }
     if (any_unserved) std::printf("%s", o.csv ? "# served=0: timed at a count below the least count the provider offers "
                                                 "the slot for (opframe_info --explain OP TYPE)\n" : kUnservedLegend);
+    if (any_unserved && !o.csv) std::printf("#    (the summary leaves these rows out)\n");
     print_summary(rows, group_time, o.csv);
 
     if (!o.plot.empty() && !rows.empty()) write_plot(o.plot, rows);
