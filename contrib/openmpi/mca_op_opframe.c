@@ -548,11 +548,10 @@ static bool speaks_for_job(void)
 }
 
 /* Says what the user must hear (a setting opframe refused, a name nothing
- * declares, opframe off): once per job on stderr (rank 0, its host and rank
- * after the prefix as opframe's own lines have them: "op:opframe[host:rank
- * 0]: "), and by
- * every other rank at op_base_verbose >= 10. Outside a job (ompi_info, a
- * singleton) without the prefix. */
+ * declares, opframe off): once per job on stderr, by rank 0, with its host
+ * and rank as opframe's own lines have them ("op:opframe[host:rank 0]: ");
+ * every other rank says it at op_base_verbose >= 10. Outside a job
+ * (ompi_info, a singleton): "op:opframe: ". */
 static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void tell_job(const char *fmt, ...)
 {
