@@ -374,6 +374,11 @@ else
     fail "opframe_ompi_path check $home/.openmpi/component (exit $rc):"
     echo "$out"
 fi
+sh "$path_tool" --help | grep -q "check \[DIR\]" && pass "opframe_ompi_path --help shows its commands" ||
+    fail "opframe_ompi_path --help does not show 'check [DIR]'"
+out=$(sh "$path_tool" frob 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "unknown command 'frob'" && pass "opframe_ompi_path refuses an unknown command" ||
+    fail "opframe_ompi_path frob: '$out'"
 out=$(HOME=$home sh "$path_tool" check "$home/.openmpi/components" 2>&1)
 rc=$?
 if [ $rc != 3 ] && [ $rc != 4 ] && echo "$out" | grep -q "Open MPI searches $home/.openmpi/components"; then
