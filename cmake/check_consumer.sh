@@ -50,7 +50,11 @@ mandir=$scratch/stage$(submake print-opframe-mandir)
 for page in man1/opframe_info.1 man1/opframe_bench.1 man7/opframe.7 man3/opf_reduce_local.3 man3/opframe_component.3; do
     check "$page is installed" test -f "$mandir/$page"
 done
-check "man3/opf_reduce_local3.3 sources opf_reduce_local.3" grep -qx '.so man3/opf_reduce_local.3' "$mandir/man3/opf_reduce_local3.3"
+check "man3/opf_reduce_local3.3 links to opf_reduce_local.3" test "$(readlink "$mandir/man3/opf_reduce_local3.3")" = opf_reduce_local.3
+if command -v man >/dev/null 2>&1; then   # issue 34: by its path, from any directory
+    check "man -l <man3dir>/opf_init.3 from / shows the page" \
+        sh -c 'cd / && man -l -P cat "$1/man3/opf_init.3" 2>/dev/null | grep -q "opf_init"' - "$mandir"
+fi
 if command -v mandoc >/dev/null 2>&1; then
     check "the installed opf_type_vector(3) renders the datatype page" \
         sh -c 'cd "$1" && mandoc -T ascii man3/opf_type_vector.3 | grep -q "derived datatypes"' - "$mandir"

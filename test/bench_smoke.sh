@@ -35,8 +35,8 @@ expect "summary, 3-buffer base" '^3 +MAX +DOUBLE +base .* @ ' "$out"
 # CSV: one header, the buffer count in the last column, the summary as comments.
 out=$("$bench" --quick --sizes 64 --buffers 3 --csv)
 echo "$out"
-expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align$' "$out"
-expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3,16$' "$out"
+expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served$' "$out"
+expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3,16,1$' "$out"
 expect "csv summary as comment" '^# 3 +SUM +FLOAT +opframe ' "$out"
 
 # --threads: applied, or a note that this build has no op_base_threads.
@@ -63,8 +63,45 @@ expect "64-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 64$' "$out"
 expect "16-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 16$' "$out"
 expect "summary with alignment" '^2 +SUM +FLOAT +opframe .* @ 1024/(64|16)' "$out"
 
+# Issue 34: --providers times only the rows named (ompi and memref included);
+# --quick gives way to explicit --sizes and --samples, in either order; a
+# provider timed below the least count it offers the slot for is marked "*"
+# (the test component tier offers SUM INT32 from 1000 elements).
+out=$("$bench" --quick --sizes 1K --providers base)
+echo "$out"
+expect "--providers base: its row" '^SUM +FLOAT +2 +1024 base ' "$out"
+checks=$((checks + 1))
+if printf '%s\n' "$out" | grep -Eq ' (opframe|memref|ompi) +[0-9]'; then
+    echo "bench_smoke: FAIL: --providers base timed other rows"; failed=$((failed + 1))
+fi
+out=$("$bench" --providers memref,opframe --sizes 64 --quick)
+expect "--providers memref,opframe: memref row" '^SUM +FLOAT +2 +64 memref ' "$out"
+expect "--sizes before --quick wins" '^SUM +FLOAT +2 +64 opframe ' "$out"
+checks=$((checks + 1))
+if printf '%s\n' "$out" | grep -Eq '^SUM +FLOAT +2 +(4|1024|65536) '; then
+    echo "bench_smoke: FAIL: --quick overrode --sizes given before it"; failed=$((failed + 1))
+fi
+out=$("$bench" --samples 2 --quick --sizes 64 --providers opframe)
+expect "--samples before --quick wins" '^# opframe_bench .*median of 2 samples' "$out"
+tier=${top_builddir:-.}/test/components/opf_op_tier.so
+if [ -f "$tier" ]; then
+    tdir=$(mktemp -d "${TMPDIR:-/tmp}/opf_bench_tier.XXXXXX")
+    cp "$tier" "$tdir/"
+    out=$(OPF_MCA_mca_component_path=$tdir "$bench" --quick --op SUM --type INT32_T --sizes 64,8K --providers tier)
+    echo "$out"
+    expect "tier below its min_count: marked" '^SUM +INT32_T +2 +64 tier\* ' "$out"
+    expect "tier from its min_count: not marked" '^SUM +INT32_T +2 +8192 tier ' "$out"
+    expect "the mark's legend" '^# \*: timed at a count below the least count' "$out"
+    out=$(OPF_MCA_mca_component_path=$tdir "$bench" --quick --op SUM --type INT32_T --sizes 64 --providers tier --csv)
+    expect "csv: served=0" '^SUM,INT32_T,64,16,tier,.*,0$' "$out"
+    rm -rf "$tdir"
+else
+    echo "bench_smoke: no $tier (make check builds it): the '*' mark not checked"
+fi
+
 # Bad values are refused with status 2.
-for bad in "--buffers 4" "--buffers ,," "--threads two" "--align 32" "--op summ" "--type flaot"; do
+for bad in "--buffers 4" "--buffers ,," "--threads two" "--align 32" "--op summ" "--type flaot" \
+           "--providers nosuch" "--sizes 1K --min 64" "--samples 0" "--samples many"; do
     checks=$((checks + 1))
     # shellcheck disable=SC2086
     if "$bench" $bad >/dev/null 2>&1; then echo "bench_smoke: FAIL: '$bad' accepted"; failed=$((failed + 1))

@@ -52,6 +52,12 @@ out=$(run_info --explain sum int32_t)
 check "it serves SUM INT32 at every count" contains "$out" "example priority 20: SELECTED, serves every count"
 out=$(run_info --kernels --op BXOR --type INT64)
 check "it serves BXOR INT64, 2-buffer" sh -c 'echo "$1" | grep -Eq "^INT64 +example/base *\$"' - "$out"
+# Issue 34: the installed conformance tool on the example built from the
+# installed copy, as opframe_component(3) tells a component writer to run it.
+check_tool=$(find "$dest" -name opframe_check -type f | head -n 1)
+out=$(LD_LIBRARY_PATH=$libdir "$check_tool" --mca mca_component_path "$scratch/components" --provider example --quick 2>&1)
+check "the installed opframe_check passes the example ($(echo "$out" | grep '^provider example:'))" \
+    sh -c 'echo "$1" | grep -Eq "^provider example: [1-9][0-9]* slots, [0-9]+ checks, 0 failed"' - "$out"
 
 # A program against the installed prefix; its calls are the example's counter.
 cat >"$scratch/app.c" <<'APP'

@@ -12,6 +12,13 @@
 //                 [--buffers 2,3] [--threads N] [--providers base,avx2] [--samples N] [--csv]
 //                 [--plot FILE.png] [--quick] [--suite NAME] [--align 64,16] [--inputs K]
 //
+// --providers LIST times only the rows named: opframe, base, a component, ompi, memref (and, with
+// --inputs, chain3); a ratio column whose row is not timed reads "-". A name that is not here is an
+// error. --quick is a default for what is not given: --sizes, --min/--max and --samples win over it.
+// A provider row at a count below the least count the provider offers the slot for (components
+// offer from a min_count, e.g. the SIMD kernels from 32 elements) is marked "*": opf_slot_kernels
+// hands back its first tier there, which the selected table never calls at that count.
+//
 // Names of ops, types, providers and suites are case-insensitive. --align
 // places every buffer at a 64-byte boundary (64: posix_memalign, like huge
 // pages and registered buffers) or 16 bytes past one (16: what malloc gives,
@@ -72,7 +79,14 @@ struct Options {
     bool csv = false;
     std::string plot;
     int inputs = 0;   // --inputs K: the n-ary call on K inputs against the chain of 3-buffer calls
+    bool quick = false, sizes_given = false, range_given = false, samples_given = false;
 };
+
+// Whether --providers asks for the row `name` (every row when not given).
+bool wants(const Options &o, const char *name)
+{
+    return o.providers.empty() || std::find(o.providers.begin(), o.providers.end(), name) != o.providers.end();
+}
 
 long parse_size(const std::string &s)
 {
@@ -248,6 +262,7 @@ struct Row {
     long bytes;
     opf_count_t count;
     double ns;
+    bool unserved = false;   // a provider timed below the least count it offers the slot for
 };
 
 void progress(std::size_t done, std::size_t total)
@@ -273,7 +288,7 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
     std::vector<std::pair<std::string, Worst>> order;   // first-seen order of the keys
     std::map<std::string, std::size_t> index;
     for (const Row &r : rows) {
-        if (r.provider == "ompi" || r.provider == "memref") continue;
+        if (r.provider == "ompi" || r.provider == "memref" || r.unserved) continue;
         char key[256];
         std::snprintf(key, sizeof key, "%-3d %-6s %-16s %-9s", r.buffers, r.op.c_str(), r.type.c_str(), r.provider.c_str());
         auto [it, fresh] = index.emplace(key, order.size());
@@ -334,13 +349,40 @@ void write_plot(const std::string &png, const std::vector<Row> &rows)
     if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "opframe_bench: gnuplot failed; data in %s\n", data.c_str());
 }
 
+// The least count `provider` offers a kernel for, in one half (nbuf 2 or 3)
+// of a host slot; -1 if it offers none or the offers cannot be read. Read
+// from the offers opframe_info --explain shows (opf_slot_explain): lines
+// "  NAME priority P, counts >= N: ..." (no ", counts" part: every count);
+// "offers no 2-buffer kernel" lines do not count.
+opf_count_t offered_from(int op_id, int kt, int nbuf, const std::string &provider)
+{
+    if (provider == "base") return 0;
+    std::vector<char> buf(1 << 16);
+    if (opf_slot_explain(op_id, kt, OPF_MEM_HOST, nbuf, buf.data(), int(buf.size())) != OPF_SUCCESS) return -1;
+    const std::string lead = "  " + provider + " priority ";
+    opf_count_t least = -1;
+    for (const char *line = buf.data(); *line;) {
+        const char *end = std::strchr(line, '\n');
+        const std::string l(line, end ? std::size_t(end - line) : std::strlen(line));
+        line = end ? end + 1 : line + l.size();
+        if (l.rfind(lead, 0) != 0 || l.find("offers no") != std::string::npos) continue;
+        const std::size_t colon = l.find(':'), counts = l.find(", counts >= ");
+        opf_count_t from = 0;
+        if (counts != std::string::npos && counts < colon) from = std::strtoll(l.c_str() + counts + 12, nullptr, 10);
+        if (least < 0 || from < least) least = from;
+    }
+    return least;
+}
+
 int usage()
 {
     std::fprintf(stderr,
                  "usage: opframe_bench [--op LIST] [--type LIST] [--sizes LIST | --min SIZE --max SIZE]\n"
                  "                     [--buffers 2,3] [--threads N] [--providers LIST] [--samples N]\n"
                  "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra]\n"
-                 "                     [--align 64,16] [--inputs K]\n");
+                 "                     [--align 64,16] [--inputs K]\n"
+                 "  --providers LIST  only these rows: opframe, base, components, ompi, memref (--inputs: chain3)\n"
+                 "  --quick           3 samples of 4, 1K and 64K bytes, unless --samples / --sizes say otherwise\n");
     return 2;
 }
 
@@ -402,10 +444,16 @@ double roofline_n_ns(const float *const *in, int k, float *out, long floats, int
     return best;
 }
 
+// The legend of the "*" mark (offered_from).
+const char kUnservedLegend[] =
+    "# *: timed at a count below the least count this provider offers the slot for: its kernel never\n"
+    "#    serves that count in the selected table (opframe_info --explain OP TYPE shows the offers)\n";
+
 // --inputs K: one table of the n-ary call per (op, type, size).
 int bench_inputs(const Options &o, const std::vector<std::string> &providers)
 {
     const int k = o.inputs;
+    bool unserved_rows = false;
     std::printf("# opframe_bench --inputs %d: opf_reduce_local_n on %d inputs vs the chain of %d opf_reduce_local3 "
                 "calls, median of %d samples\n# machine: %s\n", k, k, k - 1, o.samples, cpu_model().c_str());
     std::printf("%-6s %-10s %10s %-10s %12s %9s %9s %7s\n", "op", "type", "bytes", "provider", "ns/call", "GB/s",
@@ -437,12 +485,13 @@ int bench_inputs(const Options &o, const std::vector<std::string> &providers)
                     srcs.push_back(in.back()->data());
                 }
                 fill_ones(out, kt);
-                struct Timed { std::string provider; double ns; };
+                struct Timed { std::string provider; double ns; bool unserved = false; };
                 std::vector<Timed> t;
-                t.push_back({"chain3", median_ns([&] {
-                                 opf_reduce_local3(srcs[0], k > 1 ? srcs[1] : srcs[0], out.data(), count, type, op);
-                                 for (int j = 2; j < k; ++j) opf_reduce_local3(out.data(), srcs[std::size_t(j)], out.data(), count, type, op);
-                             }, o.samples)});
+                if (wants(o, "chain3"))
+                    t.push_back({"chain3", median_ns([&] {
+                                     opf_reduce_local3(srcs[0], k > 1 ? srcs[1] : srcs[0], out.data(), count, type, op);
+                                     for (int j = 2; j < k; ++j) opf_reduce_local3(out.data(), srcs[std::size_t(j)], out.data(), count, type, op);
+                                 }, o.samples)});
                 for (const std::string &p : providers) {
                     if (p == "opframe") {
                         t.push_back({p, median_ns([&] { opf_reduce_local_n(srcs.data(), k, out.data(), count, type, op); },
@@ -451,26 +500,35 @@ int bench_inputs(const Options &o, const std::vector<std::string> &providers)
                     }
                     opf_kernel_n_fn *fn = nullptr;
                     if (opf_slot_kernel_n(op_id, kt, OPF_FORM_N, p.c_str(), count, &fn) != OPF_SUCCESS || !fn) continue;
-                    t.push_back({p, median_ns([&] { fn(srcs.data(), k, out.data(), count, nullptr); }, o.samples)});
+                    const opf_count_t from = offered_from(op_id, kt, 3, p);   // n-ary kernels come with 3-buffer offers
+                    t.push_back({p, median_ns([&] { fn(srcs.data(), k, out.data(), count, nullptr); }, o.samples),
+                                 from > count});
                 }
                 // The roofline on the same (64-byte-aligned) buffers, read as floats.
                 const long floats = n_bytes / 4;
                 std::vector<const float *> rp;
                 for (const void *p : srcs) rp.push_back(static_cast<const float *>(p));
-                if (floats > 0)
-                    t.push_back({"memref" + std::to_string(k),
-                                 roofline_n_ns(rp.data(), k, reinterpret_cast<float *>(out.data()), floats, o.samples)});
-                else
-                    t.push_back({"memref" + std::to_string(k), t[0].ns});   // under 4 bytes: no float loop
-                const double chain_ns = t[0].ns, ref_ns = t.back().ns;
+                double chain_ns = t.empty() || t[0].provider != "chain3" ? 0 : t[0].ns, ref_ns = 0;
+                if (wants(o, "memref")) {
+                    if (floats > 0)
+                        ref_ns = roofline_n_ns(rp.data(), k, reinterpret_cast<float *>(out.data()), floats, o.samples);
+                    else   // under 4 bytes: no float loop
+                        ref_ns = median_ns([] {}, o.samples);
+                    t.push_back({"memref" + std::to_string(k), ref_ns});
+                }
                 for (const Timed &x : t) {
                     const double traffic = x.provider == "chain3" ? 3.0 * (k - 1) : double(k + 1);
-                    std::printf("%-6s %-10s %10ld %-10s %12.1f %9.2f %8.2fx %7.2f\n", op_name.c_str(), type_name.c_str(),
-                                n_bytes, x.provider.c_str(), x.ns, traffic * double(n_bytes) / x.ns, chain_ns / x.ns,
-                                ref_ns / x.ns);
+                    char vs[16] = "-", of[16] = "-";
+                    if (chain_ns > 0) std::snprintf(vs, sizeof vs, "%.2fx", chain_ns / x.ns);
+                    if (ref_ns > 0) std::snprintf(of, sizeof of, "%.2f", ref_ns / x.ns);
+                    if (x.unserved) unserved_rows = true;
+                    std::printf("%-6s %-10s %10ld %-10s %12.1f %9.2f %9s %7s\n", op_name.c_str(), type_name.c_str(),
+                                n_bytes, (x.provider + (x.unserved ? "*" : "")).c_str(), x.ns,
+                                traffic * double(n_bytes) / x.ns, vs, of);
                 }
             }
         }
+    if (unserved_rows) std::printf("%s", kUnservedLegend);
     opf_finalize();
     return 0;
 }
@@ -503,12 +561,27 @@ int main(int argc, char **argv)
             }
             if (o.aligns.empty()) return usage();
         }
-        else if (a == "--samples") o.samples = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--samples") {
+            const std::string v = next();
+            char *end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 100000) {
+                std::fprintf(stderr, "opframe_bench: --samples takes a count from 1\n");
+                return 2;
+            }
+            o.samples = int(n);
+            o.samples_given = true;
+        }
         else if (a == "--csv") o.csv = true;
         else if (a == "--plot") o.plot = next();
-        else if (a == "--min") o.min_size = parse_size(next());
-        else if (a == "--max") o.max_size = parse_size(next());
-        else if (a == "--sizes") { o.sizes.clear(); for (auto &s : split(next())) o.sizes.push_back(parse_size(s)); }
+        else if (a == "--min") { o.min_size = parse_size(next()); o.range_given = true; }
+        else if (a == "--max") { o.max_size = parse_size(next()); o.range_given = true; }
+        else if (a == "--sizes") {
+            o.sizes.clear();
+            for (auto &s : split(next())) o.sizes.push_back(parse_size(s));
+            if (o.sizes.empty()) return usage();
+            o.sizes_given = true;
+        }
         else if (a == "--buffers") {
             o.buffers.clear();
             for (auto &b : split(next())) {
@@ -523,7 +596,7 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
-        else if (a == "--quick") { o.samples = 3; o.sizes = {4, 1024, 65536}; }
+        else if (a == "--quick") o.quick = true;   // applied below, to what no option gave
         else if (a == "--inputs") {
             o.inputs = std::atoi(next().c_str());
             if (o.inputs < 1 || o.inputs > OPF_REDUCE_N_MAX) {
@@ -546,6 +619,14 @@ int main(int argc, char **argv)
         } else return usage();
     }
     if (o.aligns.empty()) o.aligns = {16};
+    if (o.sizes_given && o.range_given) {
+        std::fprintf(stderr, "opframe_bench: --sizes and --min/--max both given: give one\n");
+        return 2;
+    }
+    if (o.quick) {   // the quick form's defaults, below whatever was given explicitly
+        if (!o.samples_given) o.samples = 3;
+        if (!o.sizes_given && !o.range_given) o.sizes = {4, 1024, 65536};
+    }
     // Names are case-insensitive: each becomes the library's spelling, which
     // the rows print and the Open MPI table is keyed by.
     for (std::string &name : o.ops) {
@@ -582,20 +663,31 @@ int main(int argc, char **argv)
             threads_note = "op_base_threads = " + o.threads + " (the opframe rows; the provider rows call one kernel, one thread)";
     }
 
-    // Providers: the full call, then each provider's kernels called directly.
+    // Providers: the full call, then each provider's kernels called directly;
+    // beside them (not in this list) the comparisons: ompi, memref, chain3.
     std::vector<std::string> providers = {"opframe", "base"};
     for (int i = 0; i < opf_component_count(); ++i) {
         opf_component_info_t c;
         if (opf_component_describe(i, &c) == OPF_SUCCESS && c.available) providers.push_back(c.name);
     }
     if (!o.providers.empty()) {
-        std::vector<std::string> chosen;
+        std::vector<std::string> known = providers, chosen;
+        if (o.inputs) known.insert(known.end(), {"chain3", "memref"});
+        else known.push_back("memref");
+#ifdef OPF_HAVE_OMPI
+        if (!o.inputs) known.push_back("ompi");
+#endif
+        for (auto &p : o.providers)
+            if (std::find(known.begin(), known.end(), p) == known.end()) {
+                std::string names;
+                for (auto &n : known) names += (names.empty() ? "" : ", ") + n;
+                std::fprintf(stderr, "opframe_bench: --providers: no row \"%s\" here; the rows here: %s (a component "
+                                     "that is not available is not timed: opframe_info --show-failed)\n",
+                             p.c_str(), names.c_str());
+                return 2;
+            }
         for (auto &p : providers)
             if (std::find(o.providers.begin(), o.providers.end(), p) != o.providers.end()) chosen.push_back(p);
-        for (auto &p : o.providers)
-            if (std::find(providers.begin(), providers.end(), p) == providers.end())
-                std::fprintf(stderr, "opframe_bench: --providers: no provider \"%s\" here (not a component, or "
-                                     "not available on this machine: opframe_info --show-failed)\n", p.c_str());
         providers = chosen;
     }
 
@@ -668,7 +760,7 @@ int main(int argc, char **argv)
                     fill_ones(out, kt);
                     // The cell's contenders (the library, each provider, Open MPI), timed
                     // together (interleaved) once all are known, on the same buffers.
-                    std::vector<std::string> names;
+                    std::vector<std::string> names, unserved;
                     std::vector<std::function<void()>> fns;
                     auto add = [&](const std::string &provider, std::function<void()> fn) {
                         names.push_back(provider);
@@ -691,12 +783,16 @@ int main(int argc, char **argv)
                         if (opf_slot_kernels(op_id, kt, p.c_str(), count, &fn2, &fn3) != OPF_SUCCESS) continue;
                         if (three && fn3) add(p, [a = in.data(), b = inout.data(), o = out.data(), count, fn3] { fn3(a, b, o, count); });
                         if (!three && fn2) add(p, [a = in.data(), b = inout.data(), count, fn2] { fn2(a, b, count); });
+                        if ((three && fn3) || (!three && fn2)) {
+                            const opf_count_t from = offered_from(op_id, kt, nbuf, p);
+                            if (from > count) unserved.push_back(p);
+                        }
                     }
 #ifdef OPF_HAVE_OMPI
                     if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count > 0x7fffffff)
                         no_ompi.push_back(op_name + " " + type_name + " at " + std::to_string(n_bytes) +
                                           " bytes: the count does not fit MPI's int");
-                    if (mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count <= 0x7fffffff) {
+                    if (wants(o, "ompi") && mt != MPI_DATATYPE_NULL && mo != MPI_OP_NULL && count <= 0x7fffffff) {
                         if (three)   // Open MPI has no 3-buffer local reduction: copy, then reduce in place
                             add("ompi", [&] {
                                 std::memcpy(out.data(), inout.data(), std::size_t(n_bytes));
@@ -715,9 +811,11 @@ int main(int argc, char **argv)
                          fc = reinterpret_cast<float *>(rc.data());
                     const std::vector<double> ns = medians_ns(fns, o.samples);
                     for (std::size_t k = 0; k < fns.size(); ++k)
-                        rows.push_back({op_name, type_name, names[k], nbuf, align, n_bytes, count, ns[k]});
+                        rows.push_back({op_name, type_name, names[k], nbuf, align, n_bytes, count, ns[k],
+                                        std::find(unserved.begin(), unserved.end(), names[k]) != unserved.end()});
                     // The roofline on its own, after them: interleaved, its buffers
                     // evicted theirs (from 4 MiB the one timed after it ran up to 4x slower).
+                    if (!wants(o, "memref")) continue;
                     const double ref = three ? median_ns([&] { reference_add3(fa, fb, fc, long(floats)); }, o.samples)
                                              : median_ns([&] { reference_add(fa, fb, long(floats)); }, o.samples);
                     rows.push_back({op_name, type_name, "memref", nbuf, align, n_bytes, count, ref});
@@ -734,21 +832,27 @@ int main(int argc, char **argv)
         return 0.0;
     };
     for (const std::string &why : no_ompi) std::printf("# no Open MPI comparison for %s\n", why.c_str());
-    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align\n");
+    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served\n");
     else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s %5s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
                      "GB/s", "vs ompi", "of ref", "align");
+    bool any_unserved = false;
     for (const Row &r : rows) {
         const double gbps = 3.0 * double(r.bytes) / r.ns, ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
-        char vs[16] = "-";
+        char vs[16] = "-", of[16] = "-";
         if (ompi > 0) std::snprintf(vs, sizeof vs, "%.2fx", ompi / r.ns);
+        if (ref > 0) std::snprintf(of, sizeof of, "%.2f", ref / r.ns);
+        if (r.unserved) any_unserved = true;
         if (o.csv)
-            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
-                        (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0, ref / r.ns,
-                        r.buffers, r.align);
+            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d,%d,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
+                        (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0,
+                        ref > 0 ? ref / r.ns : 0.0, r.buffers, r.align, r.unserved ? 0 : 1);
         else
-            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7.2f %5d\n", r.op.c_str(), r.type.c_str(), r.buffers,
-                        r.bytes, r.provider.c_str(), r.ns, gbps, vs, ref / r.ns, r.align);
+            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7s %5d\n", r.op.c_str(), r.type.c_str(), r.buffers,
+                        r.bytes, (r.provider + (r.unserved ? "*" : "")).c_str(), r.ns, gbps, vs, of, r.align);
     }
+    if (any_unserved) std::printf("%s", o.csv ? "# served=0: timed at a count below the least count the provider offers "
+                                                "the slot for (opframe_info --explain OP TYPE)\n" : kUnservedLegend);
+    if (any_unserved && !o.csv) std::printf("#    (the summary leaves these rows out)\n");
     print_summary(rows, group_time, o.csv);
 
     if (!o.plot.empty() && !rows.empty()) write_plot(o.plot, rows);

@@ -23,7 +23,9 @@
  *
  * Failure never breaks MPI_Init: if opf_init fails or opframe finds no
  * run-time component (a broken install), init_query disqualifies the
- * component and Open MPI's own kernels are used.
+ * component and Open MPI's own kernels are used; rank 0 says so at default
+ * verbosity, with its host (tell_job), whatever the reason, as it says a
+ * value opframe refuses and an op_opframe_* name nothing registered.
  *
  * Each module keeps the functions it replaced (op/avx's or the base's):
  * op_opframe_enable=false, also written at run time through MPI_T, passes
@@ -55,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <wchar.h>
 
@@ -532,16 +535,23 @@ static int build_table(void)
  * framework is opened inside MPI_Init, before any communicator exists, so
  * the rank comes from the launcher's environment (mpirun of Open MPI 4.1
  * and 5.0 sets OMPI_COMM_WORLD_RANK; PMIx launchers set PMIX_RANK). */
-static bool speaks_for_job(void)
+static const char *job_rank(void)
 {
     const char *rank = getenv("OMPI_COMM_WORLD_RANK");
-    if (rank == NULL) rank = getenv("PMIX_RANK");
+    return rank != NULL ? rank : getenv("PMIX_RANK");
+}
+
+static bool speaks_for_job(void)
+{
+    const char *rank = job_rank();
     return rank == NULL || strcmp(rank, "0") == 0;
 }
 
-/* Says what the user must hear (a setting opframe refused, opframe off):
- * once per job on stderr (rank 0), and by every other rank at
- * op_base_verbose >= 10. */
+/* Says what the user must hear (a setting opframe refused, a name nothing
+ * declares, opframe off): once per job on stderr, by rank 0, with its host
+ * and rank as opframe's own lines have them ("op:opframe[host:rank 0]: ");
+ * every other rank says it at op_base_verbose >= 10. Outside a job
+ * (ompi_info, a singleton): "op:opframe: ". */
 static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void tell_job(const char *fmt, ...)
 {
@@ -550,8 +560,20 @@ static void tell_job(const char *fmt, ...)
     va_start(args, fmt);
     vsnprintf(text, sizeof(text), fmt, args);
     va_end(args);
-    if (speaks_for_job()) opal_output(0, "op:opframe: %s", text);
-    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe: %s", text);
+    char where[300] = "";
+    const char *rank = job_rank();
+    if (rank != NULL) {
+        char host[256] = "?";
+        if (gethostname(host, sizeof(host)) != 0) strcpy(host, "?");
+        host[sizeof(host) - 1] = '\0';
+        snprintf(where, sizeof(where), "[%s:rank %.16s]", host, rank);
+    }
+    if (speaks_for_job() && rank != NULL) {   /* on stderr as it is: opal_output's "[host:pid]" would say the host twice */
+        fprintf(stderr, "op:opframe%s: %s\n", where, text);
+        fflush(stderr);
+    } else if (speaks_for_job())
+        opal_output(0, "op:opframe: %s", text);
+    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe%s: %s", where, text);
 }
 
 /* Hands "name=value;name=value" to opframe (API values: they beat
@@ -586,12 +608,14 @@ static bool same_series(char *why, size_t len);
 /* Each opframe parameter NAME is mirrored as op_opframe_NAME: Open MPI's
  * sources (--mca, OMPI_MCA_*, its files) set it, ompi_info and MPI_T show
  * it. Its default is opframe's value at registration (from opframe's own
- * sources, named in the description); a value Open MPI hands back that
- * differs is passed to opf_param_set. Storage lives as long as the process:
- * Open MPI keeps pointers to it. */
+ * sources, named in the description). Every mirror is an Open MPI string,
+ * whatever opframe's type: Open MPI would turn "abc" for an integer into 0
+ * without a word, while opf_param_set checks the text by opframe's rules
+ * (the job hears a value it refuses). A value that Open MPI took from one
+ * of its sources (not the default) is passed to opf_param_set. Storage
+ * lives as long as the process: Open MPI keeps pointers to it. */
 typedef struct {
-    int mca_type;
-    union { bool b; int64_t i; double d; char *s; } v;
+    char *value;
     char *opf_default;   /* opframe's value as text (kept: Open MPI copies strings) */
 } mirror_t;
 
@@ -599,13 +623,29 @@ typedef struct {
 static mirror_t mirrored[OPF_BRIDGE_MAX_MIRRORED];
 static int n_mirrored;
 
-static bool text_is_true(const char *t)
+/* The names registered under op_opframe_ (without the prefix), for the
+ * check of names nobody registered (check_unknown_names). */
+#define OPF_BRIDGE_MAX_NAMES (OPF_BRIDGE_MAX_MIRRORED + 64)
+static char *known_names[OPF_BRIDGE_MAX_NAMES];
+static int n_known;
+
+static void remember_name(const char *name)
 {
-    return !strcmp(t, "1") || !strcasecmp(t, "true") || !strcasecmp(t, "yes") || !strcasecmp(t, "on");
+    for (int i = 0; i < n_known; ++i)
+        if (strcmp(known_names[i], name) == 0) return;
+    if (n_known < OPF_BRIDGE_MAX_NAMES && (known_names[n_known] = strdup(name)) != NULL) ++n_known;
 }
 
-/* Mirrors opframe's parameters [from, to); returns how many Open MPI set to
- * a value other than opframe's (now passed to opframe). */
+/* Registers op_opframe_NAME and remembers NAME. */
+static int register_var(const mca_base_component_t *c, const char *name, const char *desc, mca_base_var_type_t type,
+                        int flags, mca_base_var_info_lvl_t level, mca_base_var_scope_t scope, void *storage)
+{
+    remember_name(name);
+    return mca_base_component_var_register(c, name, desc, type, NULL, 0, flags, level, scope, storage);
+}
+
+/* Mirrors opframe's parameters [from, to); returns how many Open MPI's
+ * sources set (now passed to opframe). */
 static int mirror_params(const mca_base_component_t *c, int from, int to)
 {
     int changed = 0;
@@ -615,12 +655,7 @@ static int mirror_params(const mca_base_component_t *c, int from, int to)
         mirror_t *m = &mirrored[n_mirrored++];
         m->opf_default = strdup(p.value ? p.value : "");
         if (m->opf_default == NULL) return changed;
-        switch (p.type) {
-        case OPF_PARAM_BOOL: m->mca_type = MCA_BASE_VAR_TYPE_BOOL; m->v.b = text_is_true(m->opf_default); break;
-        case OPF_PARAM_INT: m->mca_type = MCA_BASE_VAR_TYPE_INT64_T; m->v.i = strtoll(m->opf_default, NULL, 0); break;
-        case OPF_PARAM_DOUBLE: m->mca_type = MCA_BASE_VAR_TYPE_DOUBLE; m->v.d = strtod(m->opf_default, NULL); break;
-        default: m->mca_type = MCA_BASE_VAR_TYPE_STRING; m->v.s = m->opf_default; break; /* size, string, enum, flags */
-        }
+        m->value = m->opf_default;
         char desc[1024];
         snprintf(desc, sizeof(desc), "%s [opframe parameter %s, %s%s%s; %s, from %s]",
                  p.description ? p.description : "", p.name, p.type_name, p.values ? ": " : "",
@@ -628,33 +663,111 @@ static int mirror_params(const mca_base_component_t *c, int from, int to)
                  : "default here: opframe's value", p.source ? p.source : "default");
         const int flags = p.read_only ? MCA_BASE_VAR_FLAG_DEFAULT_ONLY : 0;
         const int level = p.level < 1 ? 1 : p.level > 9 ? 9 : p.level;
-        if (mca_base_component_var_register(c, p.name, desc, (mca_base_var_type_t)m->mca_type, NULL, 0, flags,
-                                            (mca_base_var_info_lvl_t)(OPAL_INFO_LVL_1 + level - 1),
-                                            MCA_BASE_VAR_SCOPE_READONLY, &m->v) < 0)
+        const int id = register_var(c, p.name, desc, MCA_BASE_VAR_TYPE_STRING, flags,
+                                    (mca_base_var_info_lvl_t)(OPAL_INFO_LVL_1 + level - 1),
+                                    MCA_BASE_VAR_SCOPE_READONLY, &m->value);
+        if (id < 0 || p.read_only) continue;
+        const void *unused = NULL;
+        mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+        if (mca_base_var_get_value(id, &unused, &source, NULL) != OPAL_SUCCESS ||
+            source == MCA_BASE_VAR_SOURCE_DEFAULT)
             continue;
-        char text[64];
-        const char *now = text;
-        switch (m->mca_type) {
-        case MCA_BASE_VAR_TYPE_BOOL:
-            if (m->v.b == text_is_true(m->opf_default)) continue;
-            now = m->v.b ? "true" : "false";
-            break;
-        case MCA_BASE_VAR_TYPE_INT64_T:
-            if (m->v.i == strtoll(m->opf_default, NULL, 0)) continue;
-            snprintf(text, sizeof(text), "%lld", (long long)m->v.i);
-            break;
-        case MCA_BASE_VAR_TYPE_DOUBLE:
-            if (m->v.d == strtod(m->opf_default, NULL)) continue;
-            snprintf(text, sizeof(text), "%.17g", m->v.d);
-            break;
-        default:
-            now = m->v.s ? m->v.s : "";
-            if (!strcmp(now, m->opf_default)) continue;
-        }
+        const char *now = m->value ? m->value : "";
         if (opf_param_set(p.name, now) == OPF_SUCCESS) ++changed;
         else tell_job("op_opframe_%s: %s; ignored", p.name, opf_last_error());
     }
     return changed;
+}
+
+/* The edit distance of a and b (insertions, deletions, substitutions and
+ * swaps of neighbours count 1), for names of at most 127 characters. */
+static int name_distance(const char *a, const char *b)
+{
+    const int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la > 127 || lb > 127) return INT_MAX;
+    static int d[128][128];
+    for (int i = 0; i <= la; ++i) d[i][0] = i;
+    for (int j = 0; j <= lb; ++j) d[0][j] = j;
+    for (int i = 1; i <= la; ++i)
+        for (int j = 1; j <= lb; ++j) {
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* The registered name closest to `name`, or NULL when none is close (at
+ * most a third of its letters, and at least 2, differ). */
+static const char *closest_name(const char *name)
+{
+    const char *best = NULL;
+    int best_d = INT_MAX;
+    const int len = (int)strlen(name);
+    const int limit = len / 3 > 2 ? len / 3 : 2;
+    for (int i = 0; i < n_known; ++i) {
+        const int d = name_distance(name, known_names[i]);
+        if (d < best_d) {
+            best_d = d;
+            best = known_names[i];
+        }
+    }
+    return best_d <= limit ? best : NULL;
+}
+
+extern char **environ;
+
+/* Names under op_opframe_ that the environment sets (OMPI_MCA_op_opframe_*:
+ * mpirun's --mca op_opframe_* reaches each MPI process so, as do -x and
+ * the caller's environment) and that nothing registered: Open MPI drops
+ * them in silence. The job hears each once, with the closest registered
+ * name, or with the state of the opframe component the name belongs to
+ * when that component could not be used. */
+static void check_unknown_names(void)
+{
+    static const char prefix[] = "OMPI_MCA_op_opframe_";
+    for (char **e = environ; e != NULL && *e != NULL; ++e) {
+        if (strncmp(*e, prefix, sizeof(prefix) - 1) != 0) continue;
+        const char *name = *e + sizeof(prefix) - 1;
+        const char *eq = strchr(name, '=');
+        const size_t len = eq != NULL ? (size_t)(eq - name) : strlen(name);
+        char suffix[160], full[200];
+        if (len == 0 || len >= sizeof(suffix)) continue;
+        memcpy(suffix, name, len);
+        suffix[len] = '\0';
+        snprintf(full, sizeof(full), "op_opframe_%s", suffix);
+        int vari = -1;
+        if (mca_base_var_find_by_name(full, &vari) == OPAL_SUCCESS && vari >= 0) continue;
+        const char *value = eq != NULL ? eq + 1 : "";
+        /* op_<component>_...: a component of opframe that failed to load */
+        bool said = false;
+        for (int i = 0; !said && i < opf_failed_count(); ++i) {
+            opf_failed_info_t f;
+            if (opf_failed_describe(i, &f) != OPF_SUCCESS || f.path == NULL) continue;
+            const char *base = strrchr(f.path, '/');
+            base = base != NULL ? base + 1 : f.path;
+            if (strncmp(base, "opf_op_", 7) != 0) continue;
+            char comp[128];
+            snprintf(comp, sizeof(comp), "%.*s", (int)strcspn(base + 7, "."), base + 7);
+            const size_t n = strlen(comp);
+            if (n == 0 || strncmp(suffix, "op_", 3) != 0 || strncmp(suffix + 3, comp, n) != 0 || suffix[3 + n] != '_')
+                continue;
+            tell_job("%s=\"%.200s\" is ignored: it belongs to opframe component %s, which could not be used (%s: %s)",
+                     full, value, comp, f.path, f.reason ? f.reason : "?");
+            said = true;
+        }
+        if (said) continue;
+        const char *best = closest_name(suffix);
+        if (best != NULL)
+            tell_job("%s=\"%.200s\" is ignored: no such parameter of the bridge or of opframe (did you mean op_opframe_%s?)",
+                     full, value, best);
+        else
+            tell_job("%s=\"%.200s\" is ignored: no such parameter of the bridge or of opframe (ompi_info --param op "
+                     "opframe --level 9 lists them)", full, value);
+    }
 }
 
 /* op_opframe_kernels_<op>: which opframe provider serves each Open MPI type
@@ -721,9 +834,8 @@ static void register_kernel_vars(const mca_base_component_t *c)
         free(kernels_text[op]);
         kernels_text[op] = describe_kernels(op);
         kernels_var[op] = kernels_text[op];
-        (void)mca_base_component_var_register(c, name, desc, MCA_BASE_VAR_TYPE_STRING, NULL, 0,
-                                              MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
-                                              MCA_BASE_VAR_SCOPE_CONSTANT, &kernels_var[op]);
+        (void)register_var(c, name, desc, MCA_BASE_VAR_TYPE_STRING, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+                           MCA_BASE_VAR_SCOPE_CONSTANT, &kernels_var[op]);
     }
 }
 
@@ -914,66 +1026,67 @@ static int component_register(void)
     bridge_ompi_version = bridge_built_for_text;
 
     bridge_priority = 75;
-    (void)mca_base_component_var_register(c, "priority",
+    (void)register_var(c, "priority",
         "Priority of the opframe bridge in Open MPI's op selection (the highest wins each type slot; "
         "op/avx uses 50; values above 100 count as 100; negative: offer nothing)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &bridge_priority);
+        MCA_BASE_VAR_TYPE_INT, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &bridge_priority);
 
     bridge_params = NULL;
-    (void)mca_base_component_var_register(c, "params",
+    (void)register_var(c, "params",
         "opframe parameters, \"name=value;name=value\" (e.g. \"op_base_verbose=5;op=^example\"), "
         "set with opf_param_set before opf_init: they beat OPF_MCA_<name> environment variables and "
         "opframe's mca-params.conf files (opframe_info --param op all --level 9 lists them)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &bridge_params);
+        MCA_BASE_VAR_TYPE_STRING, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &bridge_params);
 
     bridge_require_components = true;
-    (void)mca_base_component_var_register(c, "require_components",
+    (void)register_var(c, "require_components",
         "Disqualify the bridge (Open MPI's own kernels are used) when opframe finds no run-time "
         "component on its mca_component_path, i.e. a broken or partial opframe install",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_BOOL, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &bridge_require_components);
 
     bridge_base_kernels = true;
-    (void)mca_base_component_var_register(c, "base_kernels",
+    (void)register_var(c, "base_kernels",
         "Also serve the type slots where opframe's selection fell to its own base kernels "
         "(false: only kernels of opframe's run-time components are installed, the other slots "
         "stay with Open MPI's op/avx or base)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_BOOL, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &bridge_base_kernels);
 
     bridge_enable = true;
-    (void)mca_base_component_var_register(c, "enable",
+    (void)register_var(c, "enable",
         "Reduce with opframe's kernels (true) or pass each call to the function Open MPI had "
         "selected before the bridge (op/avx or its base); settable at run time through MPI_T "
         "(MPI_T_cvar_write), e.g. to compare both in one run",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_TYPE_BOOL, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_LOCAL, &bridge_enable);
 
-    (void)mca_base_component_var_register(c, "calls",
+    (void)register_var(c, "calls",
         "Read-only counter: calls of opframe kernels through this bridge in this process "
         "(MPI_T control variable op_opframe_calls; proof that opframe, not Open MPI, reduced; "
         "calls made by several threads at the same time may be undercounted)",
-        MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_calls);
 
-    (void)mca_base_component_var_register(c, "slots",
+    (void)register_var(c, "slots",
         "Read-only: number of (op, type slot) 2-buffer functions the bridge serves in this process "
         "(0 until MPI_Init, and when the bridge disqualified itself)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_TYPE_INT, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_slots);
 
-    (void)mca_base_component_var_register(c, "ompi_version",
+    (void)register_var(c, "ompi_version",
         "Read-only: the Open MPI version whose headers the bridge was built with; the bridge "
         "disqualifies itself under another Open MPI series (major.minor)",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_TYPE_STRING, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_ompi_version);
 
-    (void)mca_base_component_var_register(c, "opframe_version",
+    (void)register_var(c, "opframe_version",
         "Read-only: the opframe version the bridge was built with",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
+        MCA_BASE_VAR_TYPE_STRING, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_CONSTANT, &bridge_opframe_version);
 
     start_opframe(c);
+    if (bridge_unavailable[0] == '\0') check_unknown_names();   /* else the job hears why opframe is off */
     char hidden[PATH_MAX * 3 + 512];
     check_job_component_path(hidden, sizeof(hidden));
     if (hidden[0]) opal_output(0, "op:opframe: %s", hidden);
@@ -1013,6 +1126,37 @@ static int disqualify(const char *why)
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
+/* The directories of the ':'-separated `path` that do not exist ("~/" is
+ * the home directory, as opframe reads it), comma-separated into `out`. */
+static void missing_dirs(const char *path, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (const char *at = path; *at;) {
+        const size_t n = strcspn(at, ":");
+        char dir[PATH_MAX];
+        const char *home = getenv("HOME");
+        if (n > 1 && at[0] == '~' && at[1] == '/' && home != NULL)
+            snprintf(dir, sizeof(dir), "%s%.*s", home, (int)n - 1, at + 1);
+        else
+            snprintf(dir, sizeof(dir), "%.*s", (int)n, at);
+        if (n > 0 && access(dir, F_OK) != 0 && strlen(out) + n + 3 < len) {
+            if (out[0]) strcat(out, ", ");
+            strncat(out, at, n);
+        }
+        at += n + (at[n] == ':');
+    }
+}
+
+/* The bridge switches itself off where the user asked for it (it is
+ * installed, and its priority is not negative): the job hears why once, at
+ * default verbosity (tell_job), whatever the reason. */
+static int switch_off(const char *why)
+{
+    tell_job("opframe is off, Open MPI's own kernels are used: %s", why);
+    release_opframe();
+    return OMPI_ERR_NOT_AVAILABLE;
+}
+
 /* Whether the running Open MPI is the series the bridge was built for; if
  * not, `why` says which. MPI_Get_library_version reports the libmpi that is
  * loaded ("Open MPI v5.0.7, package: ..."), not the headers. */
@@ -1041,11 +1185,7 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
     /* opframe was started (or found unusable) at registration */
-    if (bridge_unavailable_is_news) {
-        tell_job("opframe is off, Open MPI's own kernels are used: %s", bridge_unavailable);
-        release_opframe();
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
+    if (bridge_unavailable_is_news) return switch_off(bridge_unavailable);
     if (bridge_unavailable[0]) return disqualify(bridge_unavailable);
 
     const int ncomp = opf_component_count();
@@ -1067,14 +1207,16 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
             opal_output_verbose(10, out, "op:opframe: opframe could not use %s: %s", f.path, f.reason);
     }
     if (ncomp == 0 && bridge_require_components) {
-        char path[512] = "";
+        char path[512] = "", missing[200] = "";
         opf_param_get("mca_component_path", path, (int)sizeof(path));
-        snprintf(why, sizeof(why), "opframe found no component on mca_component_path \"%.400s\" "
-                 "(broken install? set op_opframe_require_components=0 to use opframe's base kernels)", path);
-        return disqualify(why);
+        missing_dirs(path, missing, sizeof(missing));
+        snprintf(why, sizeof(why), "opframe found no component on mca_component_path \"%.300s\" (%s%s; "
+                 "op_opframe_require_components=0 uses opframe's base kernels instead)", path,
+                 missing[0] ? "no such directory: " : "a broken install?", missing);
+        return switch_off(why);
     }
     const int rc = build_table();
-    if (rc != OMPI_SUCCESS) return disqualify("opframe serves none of Open MPI's op type slots");
+    if (rc != OMPI_SUCCESS) return switch_off("opframe serves none of Open MPI's op type slots");
     bridge_available = true;
     opal_output_verbose(10, out, "op:opframe: available: opframe %s, %d of %d components available (%s), "
                         "%d slots, priority %d", bridge_opframe_version, navail, ncomp, names[0] ? names : "none",

@@ -252,17 +252,39 @@ for np in $NPS; do
 done
 run "stock-base-only-np2" 2 stock --mca op ^opframe,avx
 
-# ---- 4. broken opframe installs degrade to Open MPI's kernels
-# 4a. opframe finds no component at all (components missing)
+# ---- 4. broken opframe installs degrade to Open MPI's kernels, and the job
+# hears why once, at default verbosity, from rank 0 with its host (issue 34):
+# said_once NAME PATTERN: the run's log has PATTERN on exactly one line,
+# "op:opframe[host:rank 0]: ..." (the other ranks keep quiet).
+host=$(hostname)
+said_once() {
+    n=$(grep -c -- "$2" "$scratch/$1.log")
+    line=$(grep -m1 -- "$2" "$scratch/$1.log")
+    case $line in
+    "op:opframe[$host:rank 0]: "*) prefixed=yes ;;
+    *) prefixed=no ;;
+    esac
+    if [ "$n" = 1 ] && [ $prefixed = yes ]; then
+        pass "  ... said once: $(echo "$line" | cut -c1-170)"
+    else
+        fail "$1: '$2' said $n times (not once), or without 'op:opframe[$host:rank 0]: ' ($prefixed):"
+        grep 'op:opframe' "$scratch/$1.log" | head -5
+    fi
+}
+# 4a. opframe finds no component at all (components missing): opframe's
+# mca_component_path names an empty or absent directory, here through the
+# bridge's own variable (the environment's OPF_MCA_ names one too)
 mkdir -p "$scratch/nocomp/.openmpi/components"
 cp "$component" "$scratch/nocomp/.openmpi/components/"
 home_save=$home
 home=$scratch/nocomp
-run "broken-no-opframe-components" 2 stock --mca op_base_verbose 10
-grep -q "op:opframe: disqualified" "$scratch/broken-no-opframe-components.log" &&
-    pass "  ... the bridge said why: $(grep -m1 -o 'op:opframe: disqualified.*' "$scratch/broken-no-opframe-components.log" | cut -c1-150)"
-deep_only "broken-no-opframe-components-op-opframe-only" &&
+run "broken-no-opframe-components" 2 stock --mca op_opframe_mca_component_path /nonexistent/dir
+said_once broken-no-opframe-components \
+    'opframe is off, Open MPI.s own kernels are used: opframe found no component on mca_component_path "/nonexistent/dir" (no such directory: /nonexistent/dir;'
+if deep_only "broken-no-opframe-components-op-opframe-only"; then
     run "broken-no-opframe-components-op-opframe-only" 2 stock --mca op opframe
+    said_once broken-no-opframe-components-op-opframe-only "opframe is off, .*found no component on mca_component_path"
+fi
 home=$home_save
 # 4a'. a bridge built for another Open MPI series refuses to serve (its slot
 # numbers would be shifted): the same source built "for" the next minor version
@@ -273,36 +295,43 @@ if [ -f "$wrong" ]; then
     ln -s "$home/.opframe" "$scratch/wrongseries/.opframe"
     home=$scratch/wrongseries
     run "wrong-series" 2 stock
-    if grep -q "op:opframe: opframe is off.*built for Open MPI .*is running" "$scratch/wrong-series.log"; then
-        pass "  ... and said so without asking: $(grep -m1 -o 'built for Open MPI [0-9.]*, but Open MPI [0-9.]* is running' "$scratch/wrong-series.log")"
-    else
-        fail "wrong-series: no 'built for Open MPI ..., but ... is running' message"
-    fi
+    said_once wrong-series "opframe is off.*built for Open MPI .*is running"
     home=$home_save
 else
     fail "no $wrong (make check builds it)"
 fi
 # 4b. opf_init fails: a misspelt component in opframe's `op` parameter, from
 # each of a user's sources. The job hears it once (rank 0), at default verbosity.
-said_once() { # NAME: the run's log says once that opframe is off, and why
-    n=$(grep -c 'op:opframe: opframe is off, .*unknown component "nosuch"' "$scratch/$1.log")
-    if [ "$n" = 1 ]; then
-        pass "  ... said once: $(grep -m1 -o 'op:opframe: opframe is off.*' "$scratch/$1.log" | cut -c1-150)"
-    else
-        fail "$1: 'op:opframe: opframe is off ... unknown component \"nosuch\"' said $n times, not once:"
-        grep 'op:opframe' "$scratch/$1.log" | head -5
-    fi
-}
+nosuch='opframe is off, .*unknown component "nosuch"'
 run "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
-said_once misspelt-op-mca
+said_once misspelt-op-mca "$nosuch"
 if deep_only "misspelt-op-mca-exclude, misspelt-op-params, broken-opf-init"; then
     run "misspelt-op-mca-exclude" 2 stock --mca op_opframe_op ^nosuch -- --quick
-    said_once misspelt-op-mca-exclude
+    said_once misspelt-op-mca-exclude "$nosuch"
     run "misspelt-op-params" 2 stock --mca op_opframe_params op=avx512,nosuch -- --quick
-    said_once misspelt-op-params
+    said_once misspelt-op-params "$nosuch"
     run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch -- --quick
-    said_once broken-opf-init
+    said_once broken-opf-init "$nosuch"
 fi
+# 4b'. Open MPI's variables under op_opframe_ that the bridge did not register
+# (Open MPI drops those in silence), one for a component file opframe could not
+# use, and a value opframe's rules refuse (Open MPI would make "abc" 0): the
+# bridge serves, and the job hears each once with what to do.
+mkdir -p "$scratch/vendorx/.openmpi/components" "$scratch/vendorx/.opframe/components"
+cp "$component" "$scratch/vendorx/.openmpi/components/"
+cp "$home"/.opframe/components/* "$scratch/vendorx/.opframe/components/" 2>/dev/null
+echo "not a shared object" >"$scratch/vendorx/.opframe/components/opf_op_vendorx.so"
+home=$scratch/vendorx
+run "unknown-mca-names" 2 opframe --mca op_opframe_opp avx2 --mca op_opframe_op_base_threads abc \
+    --mca op_opframe_op_vendorx_priority 60 --mca op_opframe_params "opp=avx2" -- --quick
+said_once unknown-mca-names 'op_opframe_opp="avx2" is ignored: no such parameter .*(did you mean op_opframe_op?)'
+said_once unknown-mca-names 'op_opframe_op_base_threads: .*invalid value "abc" .*op_base_threads'
+said_once unknown-mca-names 'op_opframe_op_vendorx_priority="60" is ignored: it belongs to opframe component vendorx, which could not be used'
+# a name inside op_opframe_params: opframe itself says it (its node's first rank)
+n=$(grep -c "^opframe\[$host:rank 0\]: warning: ignoring unknown parameter opp .*did you mean op?" "$scratch/unknown-mca-names.log")
+[ "$n" = 1 ] && pass "  ... and opframe said op_opframe_params' opp once: $(grep -m1 'unknown parameter opp' "$scratch/unknown-mca-names.log")" ||
+    fail "op_opframe_params \"opp=avx2\": opframe's 'unknown parameter opp ... did you mean op?' said $n times, not once"
+home=$home_save
 # 4c. the component file is not a shared object (Open MPI skips it; note that
 # a truncated ELF file is another matter: the loader itself may SIGBUS)
 mkdir -p "$scratch/garbage/.openmpi/components" "$scratch/garbage/.opframe/components"
@@ -330,6 +359,34 @@ if "$MPICC" -shared -fPIC -Wl,-soname,libopframe.so.0 -o "$scratch/wronglib/libo
         pass "  ... Open MPI said: $(grep -m1 -o 'unable to open mca_op_opframe.*' "$scratch/broken-wrong-libopframe.log" | sed 's|/[^ ]*/||' | cut -c1-110)"
 fi
 LD_LIBRARY_PATH=$save_llp
+
+# 4f. make install-ompi-component's check (opframe_ompi_path check DIR): a
+# directory Open MPI does not search is refused with what to set; its own
+# per-user directory passes.
+path_tool=$here/opframe_ompi_path
+out=$(HOME=$home sh "$path_tool" check "$home/.openmpi/component" 2>&1)
+rc=$?
+if [ $rc = 3 ] && echo "$out" | grep -q "Open MPI does not search $home/.openmpi/component:" &&
+        echo "$out" | grep -q "OMPI_COMPONENT_DIR=$home/.openmpi/components" &&
+        echo "$out" | grep -q "OMPI_MCA_mca_base_component_path=.*:$home/.openmpi/component in every job"; then
+    pass "install check, a typo'd directory: $(echo "$out" | head -1 | cut -c1-120)"
+else
+    fail "opframe_ompi_path check $home/.openmpi/component (exit $rc):"
+    echo "$out"
+fi
+sh "$path_tool" --help | grep -q "check \[DIR\]" && pass "opframe_ompi_path --help shows its commands" ||
+    fail "opframe_ompi_path --help does not show 'check [DIR]'"
+out=$(sh "$path_tool" frob 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "unknown command 'frob'" && pass "opframe_ompi_path refuses an unknown command" ||
+    fail "opframe_ompi_path frob: '$out'"
+out=$(HOME=$home sh "$path_tool" check "$home/.openmpi/components" 2>&1)
+rc=$?
+if [ $rc != 3 ] && [ $rc != 4 ] && echo "$out" | grep -q "Open MPI searches $home/.openmpi/components"; then
+    pass "install check, Open MPI's per-user directory: $(echo "$out" | tail -1 | cut -c1-120)"
+else
+    fail "opframe_ompi_path check $home/.openmpi/components (exit $rc):"
+    echo "$out"
+fi
 
 # ---- 5. parameters
 deep_only "param-priority-negative" && run "param-priority-negative" 2 stock --mca op_opframe_priority -1
