@@ -178,7 +178,65 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
     }
 };
 
+// ---- MAX / MIN of float and double: one vrangeps per register off NaN -----------
+// simd.h's exact form is three instructions per register (vrangeps, an
+// unordered compare, a masked OR): vrangeps orders -0 < +0 but returns the
+// other operand where one is a quiet NaN. Here a block of `block` registers
+// is computed with vrangeps alone while one ordered compare per register,
+// chained through its k-register (vcmpordps k{k}: no k-instruction of its
+// own), tells whether any lane of either input is NaN; only then is the
+// block computed again by the exact form. Nothing is stored before the
+// check, so out may be either input. Two instructions per register (on an
+// Intel core vrangeps and the compare go to different ports) where the exact
+// form takes three; Emerald Rapids, MAX FLOAT 16 KiB in L1: README.md.
+template <bool IsMax, class T> struct ScreenedRange {
+    using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
+    using BaseT = T;
+    using Rule = std::conditional_t<IsMax, RMax, RMin>;
+    template <std::size_t R> using Reg = Vec<T, R>;
+    static constexpr std::size_t block = 8;
+    static constexpr bool single = std::is_same_v<T, float>;
+    using K = std::conditional_t<single, __mmask16, __mmask8>;
+    static constexpr int imm = IsMax ? 0x5 : 0x4;
+
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b) { return Rule::apply(a, b); }
+
+    template <class Isa> [[gnu::always_inline]] static void compute_block(const unsigned char *a, const unsigned char *b,
+                                                                          unsigned char *o)
+    {
+        using V = Vec<T, 64>;
+        V r[block];
+        K ordered = K(~K(0));
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < block; ++j) {
+            const V x = loadu<V>(a + 64 * j), y = loadu<V>(b + 64 * j);
+            if constexpr (single) {
+                r[j] = as<V>(_mm512_range_ps(as<__m512>(x), as<__m512>(y), imm));
+                ordered = _mm512_mask_cmp_ps_mask(ordered, as<__m512>(x), as<__m512>(y), _CMP_ORD_Q);
+            } else {
+                r[j] = as<V>(_mm512_range_pd(as<__m512d>(x), as<__m512d>(y), imm));
+                ordered = _mm512_mask_cmp_pd_mask(ordered, as<__m512d>(x), as<__m512d>(y), _CMP_ORD_Q);
+            }
+        }
+        bool all_ordered;
+        if constexpr (single) all_ordered = _kortestc_mask16_u8(ordered, ordered);
+        else all_ordered = _kortestc_mask8_u8(ordered, ordered);
+        if (__builtin_expect(!all_ordered, 0)) {
+#pragma GCC unroll 8
+            for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 64 * j), loadu<V>(b + 64 * j));
+        }
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < block; ++j) storeu(o + 64 * j, r[j]);
+    }
+};
+
 template <class Op, class T> struct Avx512Family { using type = void; };
+template <class T>
+    requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
+struct Avx512Family<base::OpMax, T> { using type = ScreenedRange<true, T>; };
+template <class T>
+    requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
+struct Avx512Family<base::OpMin, T> { using type = ScreenedRange<false, T>; };
 template <bool IsMax, class Value, class Index>
     requires(!std::is_same_v<Value, long double>)
 struct Avx512Family<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = MaskLoc<IsMax, Value, Index>; };
