@@ -46,7 +46,9 @@ template <bool IsMax, class T> struct ScreenedMinMax {
         __m256 special = _mm256_setzero_ps();
 #pragma GCC unroll 8
         for (std::size_t j = 0; j < block; ++j) {
-            const V x = loadu<V>(a + 32 * j), y = loadu<V>(b + 32 * j);
+            V x = loadu<V>(a + 32 * j);
+            const V y = loadu<V>(b + 32 * j);
+            asm("" : "+x"(x));   // in a register: folded into both instructions, it would be loaded twice
             if constexpr (single) {
                 r[j] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x), as<__m256>(y)) : _mm256_min_ps(as<__m256>(x), as<__m256>(y)));
                 special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(x), _mm256_setzero_ps(), _CMP_EQ_UQ));
@@ -56,6 +58,9 @@ template <bool IsMax, class T> struct ScreenedMinMax {
             }
         }
         if (__builtin_expect(!_mm256_testz_ps(special, special), 0)) {   // (vtestps: the sign bits, all ones where set)
+            // (the inputs loaded again: kept from the loop above, they would take
+            // registers the block does not have and be spilled on every block)
+            asm volatile("" ::: "memory");
 #pragma GCC unroll 8
             for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 32 * j), loadu<V>(b + 32 * j));
         }

@@ -195,6 +195,7 @@ template <bool IsMax, class T> struct ScreenedRange {
     using Rule = std::conditional_t<IsMax, RMax, RMin>;
     template <std::size_t R> using Reg = Vec<T, R>;
     static constexpr std::size_t block = 8;
+    static constexpr bool overlap_ends = true;
     static constexpr bool single = std::is_same_v<T, float>;
     using K = std::conditional_t<single, __mmask16, __mmask8>;
     static constexpr int imm = IsMax ? 0x5 : 0x4;
@@ -209,7 +210,9 @@ template <bool IsMax, class T> struct ScreenedRange {
         K ordered = K(~K(0));
 #pragma GCC unroll 8
         for (std::size_t j = 0; j < block; ++j) {
-            const V x = loadu<V>(a + 64 * j), y = loadu<V>(b + 64 * j);
+            V x = loadu<V>(a + 64 * j), y = loadu<V>(b + 64 * j);
+            // in registers: folded into both instructions, each input would be loaded twice
+            asm("" : "+v"(x), "+v"(y));
             if constexpr (single) {
                 r[j] = as<V>(_mm512_range_ps(as<__m512>(x), as<__m512>(y), imm));
                 ordered = _mm512_mask_cmp_ps_mask(ordered, as<__m512>(x), as<__m512>(y), _CMP_ORD_Q);
@@ -222,6 +225,9 @@ template <bool IsMax, class T> struct ScreenedRange {
         if constexpr (single) all_ordered = _kortestc_mask16_u8(ordered, ordered);
         else all_ordered = _kortestc_mask8_u8(ordered, ordered);
         if (__builtin_expect(!all_ordered, 0)) {
+            // (the inputs loaded again: kept from the loop above, they would take
+            // registers the block does not have and be spilled on every block)
+            asm volatile("" ::: "memory");
 #pragma GCC unroll 8
             for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 64 * j), loadu<V>(b + 64 * j));
         }
