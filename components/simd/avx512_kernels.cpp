@@ -317,7 +317,29 @@ template <class Rule> struct NativeHalf {
     }
 };
 
-// The OPF_KT_FLOAT16 column.
+// fp8 SUM (simd.h, Fp8SumViaHalf) with the binary16 sums done by vaddph:
+// no widening to float and back (vcvtph2ps / vcvtps2ph are two uops each on
+// 512-bit registers).
+// (Its own compute, defined here: simd.h's is compiled without avx512fp16
+// and could not inline vaddph.)
+template <class T> struct NativeFp8Sum : Fp8SumViaHalf<T> {
+    using Via = Fp8SumViaHalf<T>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using W = typename Via::template Words<V>;
+        using H = Vec<_Float16, sizeof(V)>;
+        const W e = Via::round(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))));
+        const W o = Via::round(as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b))));
+        V r = as<V>(e | (o << 8));
+        if constexpr (Via::e4m3) {   // a NaN operand gives the NaN
+            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
+            r |= as<V>(nan) & 0x7f;
+        }
+        return r;
+    }
+};
+
+// The OPF_KT_FLOAT16 column, and SUM in the OPF_KT_FLOAT8_E4M3 / E5M2 columns.
 struct Slots {
     template <std::size_t O, std::size_t K> static constexpr SlotFns entry()
     {
@@ -325,6 +347,10 @@ struct Slots {
         if constexpr (K == OPF_KT_FLOAT16 && Op::template defined<base::Half> && !std::is_void_v<rule_of<Op>>) {
             using F = NativeHalf<rule_of<Op>>;
             return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>, once_kernel<Op, base::Half, Avx512>()};
+        } else if constexpr ((K == OPF_KT_FLOAT8_E4M3 || K == OPF_KT_FLOAT8_E5M2) && std::is_same_v<Op, base::OpSum>) {
+            using T = base::at_t<K, base::KernelTypes>;
+            using F = NativeFp8Sum<T>;
+            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>};
         } else {
             return {};
         }
