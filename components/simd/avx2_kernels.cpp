@@ -44,17 +44,22 @@ template <bool IsMax, class T> struct ScreenedMinMax {
         using V = Vec<T, 32>;
         V r[block];
         __m256 special = _mm256_setzero_ps();
-#pragma GCC unroll 8
-        for (std::size_t j = 0; j < block; ++j) {
-            V x = loadu<V>(a + 32 * j);
-            const V y = loadu<V>(b + 32 * j);
-            asm("" : "+x"(x));   // in a register: folded into both instructions, it would be loaded twice
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < block; j += 2) {
+            V x0 = loadu<V>(a + 32 * j), x1 = loadu<V>(a + 32 * j + 32);
+            const V y0 = loadu<V>(b + 32 * j), y1 = loadu<V>(b + 32 * j + 32);
+            asm("" : "+x"(x0), "+x"(x1));   // in registers: folded into both instructions, they would be loaded twice
+            // x0 * x1 is zero or NaN where x0 or x1 is (or where the product underflows,
+            // or is 0 * inf: the block is then only computed again): one compare for two registers
+            const V p = x0 * x1;
             if constexpr (single) {
-                r[j] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x), as<__m256>(y)) : _mm256_min_ps(as<__m256>(x), as<__m256>(y)));
-                special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(x), _mm256_setzero_ps(), _CMP_EQ_UQ));
+                r[j] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x0), as<__m256>(y0)) : _mm256_min_ps(as<__m256>(x0), as<__m256>(y0)));
+                r[j + 1] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x1), as<__m256>(y1)) : _mm256_min_ps(as<__m256>(x1), as<__m256>(y1)));
+                special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(p), _mm256_setzero_ps(), _CMP_EQ_UQ));
             } else {
-                r[j] = as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x), as<__m256d>(y)) : _mm256_min_pd(as<__m256d>(x), as<__m256d>(y)));
-                special = _mm256_or_ps(special, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(x), _mm256_setzero_pd(), _CMP_EQ_UQ)));
+                r[j] = as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x0), as<__m256d>(y0)) : _mm256_min_pd(as<__m256d>(x0), as<__m256d>(y0)));
+                r[j + 1] = as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x1), as<__m256d>(y1)) : _mm256_min_pd(as<__m256d>(x1), as<__m256d>(y1)));
+                special = _mm256_or_ps(special, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(p), _mm256_setzero_pd(), _CMP_EQ_UQ)));
             }
         }
         if (__builtin_expect(!_mm256_testz_ps(special, special), 0)) {   // (vtestps: the sign bits, all ones where set)
