@@ -178,7 +178,71 @@ template <bool IsMax, class Value, class Index> struct MaskLoc {
     }
 };
 
+// ---- MAX / MIN of float and double: one vrangeps per register off NaN -----------
+// simd.h's exact form is three instructions per register (vrangeps, an
+// unordered compare, a masked OR): vrangeps orders -0 < +0 but returns the
+// other operand where one is a quiet NaN. Here a block of `block` registers
+// is computed with vrangeps alone while one ordered compare per register,
+// chained through its k-register (vcmpordps k{k}: no k-instruction of its
+// own), tells whether any lane of either input is NaN; only then is the
+// block computed again by the exact form. Nothing is stored before the
+// check, so out may be either input. Two instructions per register (on an
+// Intel core vrangeps and the compare go to different ports) where the exact
+// form takes three; Emerald Rapids, MAX FLOAT 16 KiB in L1: README.md.
+template <bool IsMax, class T> struct ScreenedRange {
+    using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
+    using BaseT = T;
+    using Rule = std::conditional_t<IsMax, RMax, RMin>;
+    template <std::size_t R> using Reg = Vec<T, R>;
+    static constexpr std::size_t block = 8;
+    static constexpr bool overlap_ends = true;
+    static constexpr bool single = std::is_same_v<T, float>;
+    using K = std::conditional_t<single, __mmask16, __mmask8>;
+    static constexpr int imm = IsMax ? 0x5 : 0x4;
+
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b) { return Rule::apply(a, b); }
+
+    template <class Isa> [[gnu::always_inline]] static void compute_block(const unsigned char *a, const unsigned char *b,
+                                                                          unsigned char *o)
+    {
+        using V = Vec<T, 64>;
+        V r[block];
+        K ordered = K(~K(0));
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < block; ++j) {
+            V x = loadu<V>(a + 64 * j), y = loadu<V>(b + 64 * j);
+            // in registers: folded into both instructions, each input would be loaded twice
+            asm("" : "+v"(x), "+v"(y));
+            if constexpr (single) {
+                r[j] = as<V>(_mm512_range_ps(as<__m512>(x), as<__m512>(y), imm));
+                ordered = _mm512_mask_cmp_ps_mask(ordered, as<__m512>(x), as<__m512>(y), _CMP_ORD_Q);
+            } else {
+                r[j] = as<V>(_mm512_range_pd(as<__m512d>(x), as<__m512d>(y), imm));
+                ordered = _mm512_mask_cmp_pd_mask(ordered, as<__m512d>(x), as<__m512d>(y), _CMP_ORD_Q);
+            }
+        }
+        bool all_ordered;
+        if constexpr (single) all_ordered = _kortestc_mask16_u8(ordered, ordered);
+        else all_ordered = _kortestc_mask8_u8(ordered, ordered);
+        if (__builtin_expect(!all_ordered, 0)) {
+            // (the inputs loaded again: kept from the loop above, they would take
+            // registers the block does not have and be spilled on every block)
+            asm volatile("" ::: "memory");
+#pragma GCC unroll 8
+            for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 64 * j), loadu<V>(b + 64 * j));
+        }
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < block; ++j) storeu(o + 64 * j, r[j]);
+    }
+};
+
 template <class Op, class T> struct Avx512Family { using type = void; };
+template <class T>
+    requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
+struct Avx512Family<base::OpMax, T> { using type = ScreenedRange<true, T>; };
+template <class T>
+    requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
+struct Avx512Family<base::OpMin, T> { using type = ScreenedRange<false, T>; };
 template <bool IsMax, class Value, class Index>
     requires(!std::is_same_v<Value, long double>)
 struct Avx512Family<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = MaskLoc<IsMax, Value, Index>; };
@@ -253,7 +317,29 @@ template <class Rule> struct NativeHalf {
     }
 };
 
-// The OPF_KT_FLOAT16 column.
+// fp8 SUM (simd.h, Fp8SumViaHalf) with the binary16 sums done by vaddph:
+// no widening to float and back (vcvtph2ps / vcvtps2ph are two uops each on
+// 512-bit registers).
+// (Its own compute, defined here: simd.h's is compiled without avx512fp16
+// and could not inline vaddph.)
+template <class T> struct NativeFp8Sum : Fp8SumViaHalf<T> {
+    using Via = Fp8SumViaHalf<T>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using W = typename Via::template Words<V>;
+        using H = Vec<_Float16, sizeof(V)>;
+        const W e = Via::round(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))));
+        const W o = Via::round(as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b))));
+        V r = as<V>(e | (o << 8));
+        if constexpr (Via::e4m3) {   // a NaN operand gives the NaN
+            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
+            r |= as<V>(nan) & 0x7f;
+        }
+        return r;
+    }
+};
+
+// The OPF_KT_FLOAT16 column, and SUM in the OPF_KT_FLOAT8_E4M3 / E5M2 columns.
 struct Slots {
     template <std::size_t O, std::size_t K> static constexpr SlotFns entry()
     {
@@ -261,6 +347,10 @@ struct Slots {
         if constexpr (K == OPF_KT_FLOAT16 && Op::template defined<base::Half> && !std::is_void_v<rule_of<Op>>) {
             using F = NativeHalf<rule_of<Op>>;
             return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>, once_kernel<Op, base::Half, Avx512>()};
+        } else if constexpr ((K == OPF_KT_FLOAT8_E4M3 || K == OPF_KT_FLOAT8_E5M2) && std::is_same_v<Op, base::OpSum>) {
+            using T = base::at_t<K, base::KernelTypes>;
+            using F = NativeFp8Sum<T>;
+            return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>};
         } else {
             return {};
         }

@@ -9,7 +9,9 @@
 // installed by op_query:
 //   AVX512-FP16  float16 MAX/MIN/SUM/PROD natively in half precision
 //                (vaddph, vmulph, vmaxph, vminph); otherwise through float
-//                with AVX-512F vcvtph2ps / vcvtps2ph;
+//                with AVX-512F vcvtph2ps / vcvtps2ph; and fp8 SUM, whose
+//                binary16 sums (simd.h, Fp8SumViaHalf) it then does by
+//                vaddph instead of through float;
 //   AVX512-BF16  bfloat16 results rounded by vcvtne2ps2bf16, which takes
 //                denormal floats for zeros (checked on all 2^32 floats: the
 //                denormals are the only inputs that differ from
@@ -43,7 +45,8 @@ struct Avx512 {
     static constexpr const char *support_words = "fp16,bf16";
     static constexpr const char *support_help =
         "ISA features the avx512 component may use where the CPU has them (remove a word to switch it off): "
-        "fp16 = float16 MAX/MIN/SUM/PROD in native half precision (AVX512-FP16; off: through float conversions), "
+        "fp16 = float16 MAX/MIN/SUM/PROD in native half precision and the binary16 sums of fp8 SUM (AVX512-FP16; off: "
+        "through float conversions), "
         "bf16 = bfloat16 rounding by AVX512-BF16 vcvtne2ps2bf16, guarded against its flushing of denormals "
         "(off: integer rounding)";
     enum : int64_t { use_fp16 = 1 << 0, use_bf16 = 1 << 1 };
@@ -64,6 +67,8 @@ struct Avx512 {
         };
         const Variant variants[] = {
             {OPF_KT_FLOAT16, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
+            {OPF_KT_FLOAT8_E4M3, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},   // SUM: binary16 sums by vaddph
+            {OPF_KT_FLOAT8_E5M2, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
             {OPF_KT_BFLOAT16, use_bf16, OPF_X86_AVX512_BF16, avx512_bf16_table},
         };
         for (const Variant &v : variants)

@@ -498,6 +498,110 @@ template <class Rule, class T> struct Fp8ViaFloat {
     }
 };
 
+// fp8 MAX / MIN on the codes themselves: the maximum or minimum of two fp8
+// values is one of them, so base::in_float's decode, float rule and rounding
+// give back that operand's code, and the order of the values is that of the
+// sign-magnitude codes (seen as int8: any non-negative code is above any
+// negative one, -0 = 0x80 below +0; two non-negatives order as their
+// magnitudes, two negatives the other way, so there the int8 maximum is the
+// minimum); a NaN operand (E4M3: S.1111.111; E5M2: S.11111.xx, xx != 0, that
+// is magnitude above 0x7c, the infinity, which orders as the largest
+// magnitude) gives the NaN code 0x7f. Integer instructions on bytes only:
+// 64 codes per AVX-512 register where the float path widens them to four.
+template <bool IsMax, class T> struct Fp8MinMax {
+    using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
+    using BaseT = T;
+    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using S = Vec<int8_t, sizeof(V)>;
+        const S x = as<S>(a), y = as<S>(b);
+        const S hi = x > y ? x : y, lo = x < y ? x : y;
+        const auto both_negative = (x & y) < 0;
+        const S r = IsMax ? (both_negative ? lo : hi) : (both_negative ? hi : lo);
+        // magnitudes as int8 (0..127): the larger one is past the last non-NaN code if either is NaN
+        const S mx = x & 0x7f, my = y & 0x7f;
+        const S mag = mx > my ? mx : my;
+        return as<V>(mag > S{} + (e4m3 ? 0x7e : 0x7c) ? S{} + 0x7f : r);
+    }
+};
+
+// fp8 SUM through binary16 instead of float: a register of codes is two
+// registers of 16-bit lanes, the even codes and the odd ones, each moved
+// into a binary16's bits with integer instructions (as Fp8ViaFloat::to_half,
+// without any lane crossing: E5M2 code << 8, E4M3 scaled by 2^-8); the sum is
+// computed in binary16 (Isa::add_half where the ISA adds halves natively,
+// AVX512-FP16, otherwise widened to float, added and rounded back to
+// binary16 by vcvtps2ph) and rounded to the code by integer instructions on
+// the binary16's bits. Exact: every fp8 value is a binary16 (E4M3 scaled by
+// 2^-8 stays above binary16's subnormal step), and rounding the sum of two
+// p-bit numbers first to q >= 2p + 1 bits and then to p bits is rounding it
+// once (Figueroa 1995): 11 >= 2*4 + 1 for binary16 then fp8, 24 >= 2*11 + 1
+// for float then binary16, and the base's float sum rounded to fp8 is that
+// rounding too. Sums of subnormals are exact in binary16. Overflow: E5M2
+// beyond 61440 is inf either way (binary16 overflows later, at 65520, and
+// rounds to 0x7c00 from 61440 on); E4M3 sums stay below 4 scaled, and the
+// magnitude is capped at the NaN code as Fp8ViaFloat does. NaN: an E5M2
+// NaN or inf - inf is a binary16 NaN whose low byte is zero (quiet, payload
+// from the code's byte), which rounds to a NaN code; E4M3 NaN operands are set
+// afterwards, on bytes, as in Fp8ViaFloat.
+template <class T> struct Fp8SumViaHalf {
+    using BaseOp = base::OpSum;
+    using BaseT = T;
+    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+    template <class V> using Words = Vec<uint16_t, sizeof(V)>;
+    template <class V> using SWords = Vec<int16_t, sizeof(V)>;
+
+    // binary16 bits of the even (low byte) and odd (high byte) codes of each 16-bit lane
+    template <class V> [[gnu::always_inline]] static Words<V> even(V x)
+    {
+        const Words<V> w = as<Words<V>>(x);
+        if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w << 8) >> 1) & 0xbf80u;
+        else return w << 8;
+    }
+    template <class V> [[gnu::always_inline]] static Words<V> odd(V x)
+    {
+        const Words<V> w = as<Words<V>>(x);
+        if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w) >> 1) & 0xbf80u;
+        else return w & 0xff00u;
+    }
+    // binary16 bits to the code (in the low byte of the lane), nearest even.
+    template <class W> [[gnu::always_inline]] static W round(W h)
+    {
+        if constexpr (e4m3) {
+            const W t = h + 0x3fu + ((h >> 7) & 1u);   // |h| < 0x4400: no carry into the sign
+            W mag = (t & 0x7fffu) >> 7;
+            mag = mag < 0x7fu ? mag : 0x7fu;             // beyond 464: NaN
+            return mag | ((h >> 8) & 0x80u);
+        } else {
+            return (h + 0x7fu + ((h >> 8) & 1u)) >> 8;   // inf stays inf, a NaN (low byte 0) NaN
+        }
+    }
+    // x + y on 16-bit lanes of binary16 bits.
+    template <class Isa, class W> [[gnu::always_inline]] static W add(W x, W y)
+    {
+        if constexpr (requires { Isa::add_half(x, y); }) {
+            return Isa::add_half(x, y);
+        } else {
+            const auto lo = Isa::narrow_half(Isa::widen_half(half_of<0>(x)) + Isa::widen_half(half_of<0>(y)));
+            const auto hi = Isa::narrow_half(Isa::widen_half(half_of<1>(x)) + Isa::widen_half(half_of<1>(y)));
+            return concat(lo, hi);
+        }
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        const auto e = round(add<Isa>(even(a), even(b))), o = round(add<Isa>(odd(a), odd(b)));
+        V r = as<V>(e | (o << 8));
+        if constexpr (e4m3) {   // a NaN operand gives the NaN
+            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
+            r |= as<V>(nan) & 0x7f;
+        }
+        return r;
+    }
+};
+
 // MAXLOC / MINLOC on {value; index} pairs of 8 or 16 bytes, seen as lanes of
 // half the pair: the value in the even lane (a short in its low 16 bits),
 // the index in the odd lane (an int in the low 32 bits of a 64-bit lane).
@@ -708,8 +812,18 @@ struct FamilyFor<Op, base::BFloat16> { using type = WithOp<BFloat16ViaFloat<rule
 
 template <class Op, class T>
     requires((std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>) &&
-             Op::template defined<T> && !std::is_void_v<rule_of<Op>>)
+             Op::template defined<T> && !std::is_void_v<rule_of<Op>> &&
+             !std::is_same_v<Op, base::OpMax> && !std::is_same_v<Op, base::OpMin> && !std::is_same_v<Op, base::OpSum>)
 struct FamilyFor<Op, T> { using type = WithOp<Fp8ViaFloat<rule_of<Op>, T>, Op>; };
+
+template <class T>
+    requires(std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>)
+struct FamilyFor<base::OpSum, T> { using type = Fp8SumViaHalf<T>; };
+
+template <class Op, class T>
+    requires((std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>) &&
+             Op::template defined<T> && (std::is_same_v<Op, base::OpMax> || std::is_same_v<Op, base::OpMin>))
+struct FamilyFor<Op, T> { using type = Fp8MinMax<std::is_same_v<Op, base::OpMax>, T>; };
 
 template <class Real>
     requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)
