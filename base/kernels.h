@@ -42,6 +42,8 @@ int kernel_type_data_size(int kernel_type);
 // a pair's trailing padding is not data).
 int kernel_type_data_end(int kernel_type);
 bool kernel_type_supported(int kernel_type);
+// The MX block formats (mx.h): their n-ary result is no chain of 3-buffer calls.
+inline bool kernel_type_is_block(int kt) { return kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8; }
 const char *kernel_type_name(int kernel_type);
 const char *op_name(int op_id);
 
