@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -64,7 +65,7 @@ template <int Bits, int E, int M, int Emax, int NanKind, bool Int, int Kt> struc
 constexpr int kLow = 160;   // below 2^-143 (E5M2's smallest step at scale 2^-127)
 struct Big {
     bool neg = false;
-    std::vector<uint32_t> d = std::vector<uint32_t>(14, 0);   // 448 bits
+    std::array<uint32_t, 14> d{};   // 448 bits
     bool is_zero() const { return std::all_of(d.begin(), d.end(), [](uint32_t x) { return x == 0; }); }
     int bit_length() const
     {
