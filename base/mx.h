@@ -32,7 +32,8 @@
 //      two NaN blocks as equal whatever their element bytes.
 // Both n-ary modes (OPF_ROUND_CHAIN, OPF_ROUND_ONCE) compute the same: one
 // quantization at the end, so the n-ary call is not the chain of 3-buffer
-// calls for these types (framework/reduce.cpp: chains()).
+// calls for these types (framework/reduce.cpp: chains()). An n-ary call of
+// one input copies it (as for every type), quantizing nothing.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +70,7 @@ using MxInt8 = MxFormat<8, 0, 6, 0, 0, true>;
 
 // One block of format F: the storage of an MX kernel type.
 template <class F> struct MxBlock {
+    using format = F;
     uint8_t bytes[F::block_bytes];
 };
 template <class T> inline constexpr bool is_mx = false;
@@ -126,6 +128,16 @@ template <class F> OPF_HD inline int64_t mx_steps(unsigned c)
     }
 }
 
+// The index of the highest set bit of a != 0.
+OPF_HD inline int mx_top_bit(uint64_t a)
+{
+#if defined(__CUDA_ARCH__)
+    return 63 - __clzll((long long)a);
+#else
+    return 63 - __builtin_clzll(a);
+#endif
+}
+
 // ---- the exact frame ------------------------------------------------------------
 // A signed fixed-point number of 384 bits (two's complement, six 64-bit
 // limbs, little end first) whose bit 0 weighs 2^(-127 + qmin - 64): an
@@ -179,11 +191,7 @@ struct MxWide {
     OPF_HD int top_bit() const
     {
         for (int i = limbs - 1; i >= 0; --i)
-            if (w[i]) {
-                int b = 63;
-                while (!(w[i] >> b)) --b;
-                return 64 * i + b;
-            }
+            if (w[i]) return 64 * i + mx_top_bit(w[i]);
         return -1;
     }
     // Unsigned: bits [at, at + 62) (at >= 1), the bit below them, and whether any lower bit is set.
@@ -328,10 +336,101 @@ template <class F> OPF_HD inline void mx_quantize(MxExact &acc, int k, uint8_t *
     mx_put_codes<F>(out, codes);
 }
 
+// The same rule where 64-bit integers hold it exactly: no NaN scale and no
+// non-finite element, every element as integer steps aligned to the
+// smallest input scale (steps of at most steps_bits, shifted by the scale
+// spread, k of them summed: at most 62 bits), AVG of a power of two inputs
+// (the division a shift of the unit). Then the exact results are int64_t
+// in units of 2^lsb, and the quantization below is step 2 of the rule on
+// them: false (nothing written) where it does not apply.
+template <class F> inline constexpr int mx_steps_bits = F::is_int ? 8 : F::mbits + (1 << F::ebits) - 1;
+template <class F> OPF_HD inline bool mx_reduce_small(const uint8_t *const in[], int k, uint8_t *out, MxOp op, bool mean)
+{
+    int smin = 255, smax = 0;
+    for (int j = 0; j < k; ++j) {
+        const int s = in[j][0];
+        if (s == kMxNanScale) return false;
+        smin = s < smin ? s : smin;
+        smax = s > smax ? s : smax;
+    }
+    int lk = 0;
+    while ((1 << lk) < k) ++lk;   // ceil(log2 k)
+    if (mx_steps_bits<F> + (smax - smin) + (op == MxOp::Sum ? lk : 0) > 62 || (mean && (k & (k - 1)))) return false;
+    int64_t v[32];
+    for (int j = 0; j < k; ++j) {
+        const int64_t unit = int64_t(1) << (in[j][0] - smin);
+        for (int i = 0; i < 32; ++i) {
+            const unsigned c = mx_code<F>(in[j], i);
+            if (mx_nonfinite<F>(c)) return false;
+            const int64_t x = mx_steps<F>(c) * unit;
+            if (j == 0) v[i] = x;
+            else if (op == MxOp::Sum) v[i] += x;
+            else if (op == MxOp::Max ? x > v[i] : x < v[i]) v[i] = x;
+        }
+    }
+    const int lsb = smin - 127 + F::qmin - (mean ? lk : 0);   // one unit of v weighs 2^lsb
+    uint64_t mag[32], amax = 0;
+    for (int i = 0; i < 32; ++i) {
+        mag[i] = v[i] < 0 ? uint64_t(0) - uint64_t(v[i]) : uint64_t(v[i]);
+        amax = mag[i] > amax ? mag[i] : amax;
+    }
+    int x = amax == 0 ? -127 : mx_top_bit(amax) + lsb - F::emax;
+    x = x < -127 ? -127 : x > 127 ? 127 : x;
+    uint8_t codes[32];
+    for (int i = 0; i < 32; ++i) {
+        const uint64_t a = mag[i];
+        unsigned code = 0;
+        if (a) {
+            int e = mx_top_bit(a) + lsb - x, qexp;
+            bool saturate;
+            if constexpr (F::is_int) {
+                qexp = F::qmin;
+                saturate = e > 1;
+            } else {
+                e = e < F::emin ? F::emin : e;
+                saturate = e > F::emax + 1;
+                qexp = e - F::mbits;
+            }
+            if (saturate) {
+                code = F::max_code;
+            } else {
+                const int sh = x + qexp - lsb;   // the step's bit in units of 2^lsb
+                uint64_t q = 0;
+                if (sh <= 0) {
+                    q = a << -sh;                // exact (q < 2^(mbits + 2))
+                } else if (sh <= 64) {
+                    q = sh == 64 ? 0 : a >> sh;
+                    const bool half = (a >> (sh - 1)) & 1;
+                    const bool sticky = sh > 1 && (a & ((uint64_t(1) << (sh - 1)) - 1)) != 0;
+                    q += half && (sticky || (q & 1));
+                }                                // (sh > 64: below half a step, 0)
+                if constexpr (F::is_int) {
+                    code = q > F::max_code ? F::max_code : unsigned(q);
+                } else {
+                    const uint64_t c = (uint64_t(e - F::emin) << F::mbits) + q;
+                    code = q == 0 ? 0u : c > F::max_code ? F::max_code : unsigned(c);
+                }
+            }
+        }
+        if (code == 0) codes[i] = 0;
+        else if constexpr (F::is_int) codes[i] = uint8_t(v[i] < 0 ? uint8_t(-int(code)) : code);
+        else codes[i] = uint8_t(code | (v[i] < 0 ? F::sign_bit : 0u));
+    }
+    out[0] = uint8_t(x + 127);
+    mx_put_codes<F>(out, codes);
+    return true;
+}
+
 // The result block of `op` over k input blocks (AVG: Sum with mean = true);
 // out may be any of the inputs.
 template <class F> OPF_HD inline void mx_reduce(const uint8_t *const in[], int k, uint8_t *out, MxOp op, bool mean)
 {
+    if (k == 1) {   // one input: a copy, as every n-ary call of one source (opframe.h)
+        if (in[0] != out)
+            for (int b = 0; b < F::block_bytes; ++b) out[b] = in[0][b];
+        return;
+    }
+    if (mx_reduce_small<F>(in, k, out, op, mean)) return;
     MxExact acc;
     for (int j = 0; j < k; ++j) mx_take<F>(acc, in[j], op, j == 0);
     mx_quantize<F>(acc, mean ? k : 1, out);

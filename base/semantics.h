@@ -383,25 +383,34 @@ template <class T, Rounding M> struct NaryAccOf<OpAvg, T, M> {
 };
 // MX blocks: the exact values of a block, quantized once at the end (both
 // modes: there is no chain form of the rule).
+// One input is a copy (mx_reduce).
 template <class Op, class F> struct MxAcc {
-    using Acc = MxExact;
+    struct Acc {
+        MxExact e;
+        MxBlock<F> first;
+        int taken;
+    };
     static constexpr bool mean = std::is_same_v<Op, OpAvg>;
     static constexpr MxOp op = std::is_same_v<Op, OpMax> ? MxOp::Max : std::is_same_v<Op, OpMin> ? MxOp::Min : MxOp::Sum;
     OPF_HD static Acc first(const MxBlock<F> &x, int)
     {
         Acc a;
-        mx_take<F>(a, x.bytes, op, true);
+        a.first = x;
+        a.taken = 1;
+        mx_take<F>(a.e, x.bytes, op, true);
         return a;
     }
     OPF_HD static Acc add(Acc a, const MxBlock<F> &x, int)
     {
-        mx_take<F>(a, x.bytes, op, false);
+        ++a.taken;
+        mx_take<F>(a.e, x.bytes, op, false);
         return a;
     }
     OPF_HD static MxBlock<F> result(Acc a, int k)
     {
+        if (a.taken == 1) return a.first;
         MxBlock<F> r;
-        mx_quantize<F>(a, mean ? k : 1, r.bytes);
+        mx_quantize<F>(a.e, mean ? k : 1, r.bytes);
         return r;
     }
 };

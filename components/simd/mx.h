@@ -42,9 +42,19 @@ template <class F, class Isa> struct Kernels {
     // The codes of element j*W .. j*W+W-1 as int32 lanes.
     [[gnu::always_inline]] static I codes(const uint8_t *block, const uint8_t *unpacked, int j)
     {
-        U8 c;
-        std::memcpy(&c, (F::bits == 8 ? block + 1 : unpacked) + j * W, sizeof c);
-        return __builtin_convertvector(c, I);
+        const uint8_t *p = (F::bits == 8 ? block + 1 : unpacked) + j * W;
+        // vpmovzxbd: GCC 12 builds __builtin_convertvector of a byte vector lane by lane (vpinsrd)
+        using B16 = Vec<uint8_t, 16>;
+        using B8 = Vec<uint8_t, 8>;
+        if constexpr (W == 16) {
+            B16 c;
+            std::memcpy(&c, p, sizeof c);
+            return as<I>(__builtin_ia32_pmovzxbd512_mask(as<Vec<char, 16>>(c), as<Vec<int, 64>>(I{}), 0xffff));
+        } else {
+            Vec<long long, 16> c = {};
+            std::memcpy(&c, p, sizeof(B8));
+            return as<I>(__builtin_ia32_pmovzxbd256((Vec<char, 16>)c));
+        }
     }
     [[gnu::always_inline]] static I steps(I c)
     {
@@ -61,8 +71,10 @@ template <class F, class Isa> struct Kernels {
 
     // One result block of k inputs; false: not exact in lanes (the caller
     // runs base::mx_reduce).
-    [[gnu::always_inline]] static bool fast_block(const uint8_t *const in[], int k, uint8_t *out, MxOp op, bool mean)
+    template <int K = 0>
+    [[gnu::always_inline]] static bool fast_block(const uint8_t *const in[], int k_, uint8_t *out, MxOp op, bool mean)
     {
+        const int k = K ? K : k_;   // (K: known at compile time, the 2- and 3-buffer kernels)
         int smin = 255, smax = -1;
         for (int j = 0; j < k; ++j) {
             const int s = in[j][0];
@@ -89,17 +101,20 @@ template <class F, class Isa> struct Kernels {
                 else acc[r] = v < acc[r] ? v : acc[r];
             }
         }
-        I mag[R], amax = {};
+        I mag[R], amax = bad & (1 << 30);   // a non-finite element: past 2^24, the fallback
         for (int r = 0; r < R; ++r) {
             mag[r] = acc[r] < 0 ? -acc[r] : acc[r];
             amax = mag[r] > amax ? mag[r] : amax;
         }
-        int32_t top = 0, any_bad = 0;
-        for (int l = 0; l < W; ++l) {
-            top = amax[l] > top ? amax[l] : top;
-            any_bad |= bad[l];
+        // the largest lane: a butterfly of log2(W) permutes (vpermd) and maxima
+        I lane;
+        for (int l = 0; l < W; ++l) lane[l] = l;
+        for (int w = W / 2; w >= 1; w /= 2) {
+            const I other = __builtin_shuffle(amax, lane ^ w);
+            amax = other > amax ? other : amax;
         }
-        if (any_bad || top >= (1 << 24)) return false;
+        const int32_t top = amax[0];
+        if (top >= (1 << 24)) return false;
         // one integer unit weighs 2^lsb
         const int lsb = smin - 127 + F::qmin - (mean ? log2k : 0);
         int x = top == 0 ? -127 : (31 - __builtin_clz(unsigned(top))) + lsb - F::emax;
@@ -146,6 +161,10 @@ template <class F, class Isa> struct Kernels {
 
     template <MxOp O, bool Mean> static void nary(const void *const in[], int k, void *out, opf_count_t n, const void *)
     {
+        if (k == 1) {   // one input: a copy (base::mx_reduce)
+            if (in[0] != out) std::memmove(out, in[0], std::size_t(n) * B);
+            return;
+        }
         const uint8_t *p[OPF_REDUCE_N_MAX];
         for (std::size_t b = 0; b < std::size_t(n); ++b) {
             for (int j = 0; j < k; ++j) p[j] = static_cast<const uint8_t *>(in[j]) + b * B;
@@ -155,8 +174,11 @@ template <class F, class Isa> struct Kernels {
     }
     template <MxOp O, bool Mean> static void three(const void *a, const void *b, void *out, opf_count_t n)
     {
-        const void *in[2] = {a, b};
-        nary<O, Mean>(in, 2, out, n, nullptr);
+        for (std::size_t i = 0; i < std::size_t(n); ++i) {
+            const uint8_t *p[2] = {static_cast<const uint8_t *>(a) + i * B, static_cast<const uint8_t *>(b) + i * B};
+            uint8_t *o = static_cast<uint8_t *>(out) + i * B;
+            if (!fast_block<2>(p, 2, o, O, Mean)) [[unlikely]] base::mx_reduce<F>(p, 2, o, O, Mean);
+        }
     }
     template <MxOp O, bool Mean> static void two(const void *a, void *inout, opf_count_t n)
     {

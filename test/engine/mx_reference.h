@@ -233,6 +233,10 @@ template <class S> void quantize(const Big (&v)[32], uint32_t k, uint8_t* out)
 enum class Op { Sum, Avg, Max, Min };
 template <class S> void reduce(const uint8_t* const* in, int k, uint8_t* out, Op op)
 {
+    if (k == 1) {   // one source: a copy (opf_reduce_local_n)
+        std::memmove(out, in[0], S::bytes);
+        return;
+    }
     Big acc[32], v[32];
     for (int j = 0; j < k; ++j) {
         if (!decode<S>(in[j], v)) {
