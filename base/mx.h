@@ -131,7 +131,7 @@ template <class F> OPF_HD inline int64_t mx_steps(unsigned c)
 // The index of the highest set bit of a != 0.
 OPF_HD inline int mx_top_bit(uint64_t a)
 {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && defined(__NVCC__)   // (the cuda stand-in compiles device branches with the host compiler)
     return 63 - __clzll((long long)a);
 #else
     return 63 - __builtin_clzll(a);
