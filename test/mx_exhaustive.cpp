@@ -277,6 +277,21 @@ int main(int argc, char** argv)
     check_pairs<MxSpecE2M3>(OPF_MXFP6_E2M3, "MXFP6_E2M3");
     check_pairs<MxSpecE2M1>(OPF_MXFP4_E2M1, "MXFP4_E2M1");
     check_pairs<MxSpecInt8>(OPF_MXINT8, "MXINT8");
+    // A derived type over a block type: a vector of 3 blocks, stride 2, as 3 separate predefined calls
+    {
+        opf_datatype_t vec = OPF_DATATYPE_NULL;
+        expect(opf_type_vector(3, 1, 2, OPF_MXFP8_E4M3, &vec) == OPF_SUCCESS && opf_type_commit(&vec) == OPF_SUCCESS,
+               "vector of MXFP8_E4M3");
+        std::vector<uint8_t> a(6 * 33), b(6 * 33), want;
+        for (size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 37 + 5), b[i] = uint8_t(i * 91 + 11);
+        for (size_t blk = 0; blk < 6; ++blk) a[blk * 33] = uint8_t(120 + blk), b[blk * 33] = uint8_t(124 - blk);
+        want = b;
+        for (int i = 0; i < 3; ++i) opf_reduce_local(&a[size_t(i) * 66], &want[size_t(i) * 66], 1, OPF_MXFP8_E4M3, OPF_SUM);
+        std::vector<uint8_t> got = b;
+        expect(opf_reduce_local(a.data(), got.data(), 1, vec, OPF_SUM) == OPF_SUCCESS && got == want,
+               "SUM on a vector of MXFP8_E4M3 blocks: as the blocks one by one, the gaps untouched");
+        opf_type_free(&vec);
+    }
     // PreMulSum: its scalar is a value of the datatype, here a whole block: not offered
     opf_op_t pm = OPF_OP_NULL;
     uint8_t scalar[33] = {127};
