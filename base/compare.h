@@ -19,6 +19,8 @@ template <class T> inline bool same_value(const T &a, const T &b)
         return a.bits == b.bits || (((a.bits & 0x7f) == 0x7f) && ((b.bits & 0x7f) == 0x7f));
     else if constexpr (std::is_same_v<T, Float8E5M2>)
         return a.bits == b.bits || (((a.bits & 0x7f) > 0x7c) && ((b.bits & 0x7f) > 0x7c));
+    else if constexpr (is_mx<T>)   // any NaN block (scale 0xFF) matches any other
+        return std::memcmp(&a, &b, sizeof a) == 0 || (a.bytes[0] == kMxNanScale && b.bytes[0] == kMxNanScale);
     else if constexpr (std::is_same_v<T, long double>)
         return (is_nan(a) && is_nan(b)) || std::memcmp(&a, &b, value_bytes<long double>) == 0;
     else if constexpr (is_real<T>)

@@ -121,6 +121,24 @@ template <class T, class A> void nary(const void *const in[], int k, void *out, 
 {
     fold_n<T>(A{}, in, k, out, n);
 }
+// MX blocks: each result block straight from its k input blocks (mx.h's
+// rule; no accumulator copied between inputs). mx_reduce reads every input
+// block before it writes the result: out may be any input.
+template <class Op, class F> void mx_nary(const void *const in[], int k, void *out, opf_count_t n, const void *)
+{
+    constexpr std::size_t B = sizeof(MxBlock<F>);
+    const MxOp op = std::is_same_v<Op, OpMax> ? MxOp::Max : std::is_same_v<Op, OpMin> ? MxOp::Min : MxOp::Sum;
+    const uint8_t *p[OPF_REDUCE_N_MAX];
+    for (std::size_t b = 0; b < std::size_t(n); ++b) {
+        for (int j = 0; j < k; ++j) p[j] = static_cast<const uint8_t *>(in[j]) + b * B;
+        mx_reduce<F>(p, k, static_cast<uint8_t *>(out) + b * B, op, std::is_same_v<Op, OpAvg>);
+    }
+}
+template <class Op, class T> struct MxNary;
+template <class Op, class F> struct MxNary<Op, MxBlock<F>> {
+    static constexpr opf_kernel_n_fn *fn = &mx_nary<Op, F>;
+};
+
 template <class T, Rounding M> void premul(const void *const in[], int k, void *out, opf_count_t n, const void *scalar)
 {
     fold_n<T>(PremulWith<T, M>{load<T>(static_cast<const unsigned char *>(scalar))}, in, k, out, n);
@@ -134,9 +152,12 @@ struct NaryGen {
         NaryKernels r{};
         if constexpr (Op::template defined<T> && is_supported<T>) {
             constexpr bool sum = std::is_same_v<Op, OpSum>;
-            r.fn[kN] = &nary<T, NaryAcc<Op, T, Rounding::Chain>>;
+            if constexpr (is_mx<T> && !std::is_same_v<Op, OpReplace> && !std::is_same_v<Op, OpNoOp>)
+                r.fn[kN] = MxNary<Op, T>::fn;   // (no PreMulSum: its scalar would be a block)
+            else
+                r.fn[kN] = &nary<T, NaryAcc<Op, T, Rounding::Chain>>;
             if constexpr (rounds_once_apart<Op, T>) r.fn[kNOnce] = &nary<T, NaryAcc<Op, T, Rounding::Once>>;
-            if constexpr (sum) r.fn[kPremul] = &premul<T, Rounding::Chain>;
+            if constexpr (sum && !is_mx<T>) r.fn[kPremul] = &premul<T, Rounding::Chain>;
             if constexpr (sum && Narrow<T>) r.fn[kPremulOnce] = &premul<T, Rounding::Once>;
         }
         return r;

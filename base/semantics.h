@@ -13,6 +13,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "base/mx.h"
 #include "base/storage.h"
 
 namespace opf::base {
@@ -138,29 +139,34 @@ struct OpNull {   // placeholder for id 0: defines nothing
     template <class T> OPF_HD static T apply(T, T b) { return b; }
 };
 
+// The MX block formats (mx.h): MAX, MIN, SUM and AVG, each the exact
+// reduction of the decoded values quantized once (mx.h states the rule).
 struct OpMax {
-    template <class T> static constexpr bool defined = Ordered<T>;
+    template <class T> static constexpr bool defined = Ordered<T> || Mx<T>;
     template <class T> OPF_HD static T apply(T a, T b)
     {
-        if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return max_value(x, y); });
+        if constexpr (Mx<T>) return mx_apply(a, b, MxOp::Max, false);
+        else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return max_value(x, y); });
         else return max_value(a, b);
     }
 };
 
 struct OpMin {
-    template <class T> static constexpr bool defined = Ordered<T>;
+    template <class T> static constexpr bool defined = Ordered<T> || Mx<T>;
     template <class T> OPF_HD static T apply(T a, T b)
     {
-        if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return min_value(x, y); });
+        if constexpr (Mx<T>) return mx_apply(a, b, MxOp::Min, false);
+        else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return min_value(x, y); });
         else return min_value(a, b);
     }
 };
 
 struct OpSum {
-    template <class T> static constexpr bool defined = Arithmetic<T>;
+    template <class T> static constexpr bool defined = Arithmetic<T> || Mx<T>;
     template <class T> OPF_HD static T apply(T a, T b)
     {
-        if constexpr (Integer<T>) return T(WrapType<T>(a) + WrapType<T>(b));
+        if constexpr (Mx<T>) return mx_apply(a, b, MxOp::Sum, false);
+        else if constexpr (Integer<T>) return T(WrapType<T>(a) + WrapType<T>(b));
         else if constexpr (Narrow<T>) return in_float(a, b, [](float x, float y) { return x + y; });
         else if constexpr (is_complex<T>) return {a.re + b.re, a.im + b.im};
         else return a + b;
@@ -358,11 +364,15 @@ template <Integer T, Rounding M> requires(sizeof(T) > 4) struct MeanAcc<T, M> {
 };
 
 struct OpAvg {
-    template <class T> static constexpr bool defined = Arithmetic<T>;
+    template <class T> static constexpr bool defined = Arithmetic<T> || Mx<T>;
     template <class T> OPF_HD static T apply(T a, T b)
     {
-        using A = MeanAcc<T, Rounding::Chain>;
-        return A::result(A::add(A::first(a, 2), b, 2), 2);
+        if constexpr (Mx<T>) {
+            return mx_apply(a, b, MxOp::Sum, true);
+        } else {
+            using A = MeanAcc<T, Rounding::Chain>;
+            return A::result(A::add(A::first(a, 2), b, 2), 2);
+        }
     }
 };
 
@@ -385,6 +395,43 @@ template <class T, Rounding M> struct NaryAccOf<OpSum, T, M> {
 template <class T, Rounding M> struct NaryAccOf<OpAvg, T, M> {
     using type = MeanAcc<T, M>;
 };
+// MX blocks: the exact values of a block, quantized once at the end (both
+// modes: there is no chain form of the rule).
+// One input is a copy (mx_reduce).
+template <class Op, class F> struct MxAcc {
+    struct Acc {
+        MxExact e;
+        MxBlock<F> first;
+        int taken;
+    };
+    static constexpr bool mean = std::is_same_v<Op, OpAvg>;
+    static constexpr MxOp op = std::is_same_v<Op, OpMax> ? MxOp::Max : std::is_same_v<Op, OpMin> ? MxOp::Min : MxOp::Sum;
+    OPF_HD static Acc first(const MxBlock<F> &x, int)
+    {
+        Acc a;
+        a.first = x;
+        a.taken = 1;
+        mx_take<F>(a.e, x.bytes, op, true);
+        return a;
+    }
+    OPF_HD static Acc add(Acc a, const MxBlock<F> &x, int)
+    {
+        ++a.taken;
+        mx_take<F>(a.e, x.bytes, op, false);
+        return a;
+    }
+    OPF_HD static MxBlock<F> result(Acc a, int k)
+    {
+        if (a.taken == 1) return a.first;
+        MxBlock<F> r;
+        mx_quantize<F>(a.e, mean ? k : 1, r.bytes);
+        return r;
+    }
+};
+template <class F, Rounding M> struct NaryAccOf<OpSum, MxBlock<F>, M> { using type = MxAcc<OpSum, F>; };
+template <class F, Rounding M> struct NaryAccOf<OpAvg, MxBlock<F>, M> { using type = MxAcc<OpAvg, F>; };
+template <class F, Rounding M> struct NaryAccOf<OpMax, MxBlock<F>, M> { using type = MxAcc<OpMax, F>; };
+template <class F, Rounding M> struct NaryAccOf<OpMin, MxBlock<F>, M> { using type = MxAcc<OpMin, F>; };
 template <class Op, class T, Rounding M> using NaryAcc = typename NaryAccOf<Op, T, M>::type;
 // Whether OPF_ROUND_ONCE has a result of its own for (Op, T): SUM of the
 // Narrow types (AVG's one rule rounds once in both modes).

@@ -28,7 +28,8 @@ using KernelTypes = TypeList<
     Complex<float>, Complex<double>, Complex<long double>,
     Pair<float, int>, Pair<double, int>, Pair<long, int>, Pair<int, int>,
     Pair<short, int>, Pair<long double, int>, Pair<float, float>, Pair<double, double>,
-    Float8E4M3, Float8E5M2>;
+    Float8E4M3, Float8E5M2,
+    MxBlock<MxE4M3>, MxBlock<MxE5M2>, MxBlock<MxE3M2>, MxBlock<MxE2M3>, MxBlock<MxE2M1>, MxBlock<MxInt8>>;
 static_assert(KernelTypes::size == OPF_KT_COUNT, "KernelTypes must follow the OPF_KT_* enum");
 
 inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
@@ -38,7 +39,8 @@ inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
     "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "C_LONG_DOUBLE_COMPLEX",
     "FLOAT_INT", "DOUBLE_INT", "LONG_INT", "2INT",
     "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE",
-    "FLOAT8_E4M3", "FLOAT8_E5M2"};
+    "FLOAT8_E4M3", "FLOAT8_E5M2",
+    "MXFP8_E4M3", "MXFP8_E5M2", "MXFP6_E3M2", "MXFP6_E2M3", "MXFP4_E2M1", "MXINT8"};
 
 // Indexed by OPF_OPID_*.
 using Ops = TypeList<

@@ -743,7 +743,7 @@ void install(SlotHalf<Fn> &half, std::vector<Offer<Fn>> &larger, int op, int mem
     half.n_larger = int(larger.size());
 }
 
-// The plain n-ary form of a chain op (every op but AVG: its result is the
+// The plain n-ary form of a chain op (base::nary_is_chain: its result is the
 // left-to-right chain of 3-buffer calls) follows the 3-buffer half, so that
 // pins, size-bounded pins, tuning and priorities reach opf_reduce_local_n as
 // they reach opf_reduce_local3: at each count the 3-buffer provider serves,
@@ -812,7 +812,8 @@ void select_all()
             for (int f = 0; f < base::kNaryForms; ++f) {   // a form the base lacks here is no slot: its offers are ignored
                 opf_kernel_n_fn *base_fn = base::nary_kernels(op, kt).fn[f];
                 if (!base_fn) continue;
-                if (f == base::kN && op != OPF_OPID_AVG) install_chain(h.nary[f], host_tiers.nary[f], h.three, op, kt, base_fn);
+                if (f == base::kN && base::nary_is_chain(op, kt))
+                    install_chain(h.nary[f], host_tiers.nary[f], h.three, op, kt, base_fn);
                 else install(h.nary[f], host_tiers.nary[f], op, OPF_MEM_HOST, kt, base_fn, nary_field[f], nary_failed[f]);
             }
             for (int mem = 1; mem < memory_kind_count(); ++mem) {

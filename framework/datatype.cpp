@@ -37,6 +37,7 @@ constexpr uint32_t ops_of(TypeGroup g)
     case TypeGroup::Byte: return any | bits;
     case TypeGroup::Pair: return any | loc;
     case TypeGroup::Text: return any;
+    case TypeGroup::Block: return any | order | op_bit(OPF_OPID_SUM) | op_bit(OPF_OPID_AVG);   // MX: no PROD
     }
     return any;
 }
@@ -122,6 +123,12 @@ constexpr Predefined predefined_list[] = {
     {OPF_TYPEID_2INTEGER, "2INTEGER", OPF_KT_2INT, G::Pair},
     {OPF_TYPEID_FLOAT8_E4M3, "FLOAT8_E4M3", OPF_KT_FLOAT8_E4M3, G::Floating},
     {OPF_TYPEID_FLOAT8_E5M2, "FLOAT8_E5M2", OPF_KT_FLOAT8_E5M2, G::Floating},
+    {OPF_TYPEID_MXFP8_E4M3, "MXFP8_E4M3", OPF_KT_MXFP8_E4M3, G::Block},
+    {OPF_TYPEID_MXFP8_E5M2, "MXFP8_E5M2", OPF_KT_MXFP8_E5M2, G::Block},
+    {OPF_TYPEID_MXFP6_E3M2, "MXFP6_E3M2", OPF_KT_MXFP6_E3M2, G::Block},
+    {OPF_TYPEID_MXFP6_E2M3, "MXFP6_E2M3", OPF_KT_MXFP6_E2M3, G::Block},
+    {OPF_TYPEID_MXFP4_E2M1, "MXFP4_E2M1", OPF_KT_MXFP4_E2M1, G::Block},
+    {OPF_TYPEID_MXINT8, "MXINT8", OPF_KT_MXINT8, G::Block},
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
 

@@ -13,7 +13,7 @@
 namespace opf {
 
 // MPI's type groups (seed 003), which decide the ops defined on a type.
-enum class TypeGroup : uint8_t { CInteger, FortranInteger, Floating, Logical, Complex, Byte, Pair, Text };
+enum class TypeGroup : uint8_t { CInteger, FortranInteger, Floating, Logical, Complex, Byte, Pair, Text, Block };
 
 constexpr uint32_t op_bit(int op_id) { return uint32_t(1) << op_id; }
 // In Datatype::usable_ops: user ops may run on the type (op id 0 is no predefined op).

@@ -407,7 +407,11 @@ static_assert(sizeof(CallRow2) == 64 && sizeof(CallRow3) == 64, "a row is one ca
 constexpr int kRowTiers = 3;
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
 constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
-static_assert(std::bit_ceil(std::size_t(OPF_TYPEID_COUNT_)) == kRowsPerOp, "type ids fill the rows");
+// Type ids from kRowsPerOp on (the MX block formats, issue 35) have no row:
+// opframe.h's index bound sends them to the entry point, where a block's
+// work dwarfs the call.
+constexpr int kRowTypes = std::min(int(OPF_TYPEID_COUNT_), int(kRowsPerOp));
+static_assert(std::bit_ceil(std::size_t(kRowTypes)) == kRowsPerOp, "type ids fill the rows");
 static_assert(OPF_OPID_COUNT == 16, "programs built against opframe.h bound the op id by OPF_OPID_COUNT: a table "
                                     "with more ops is a new layout (opf_call_rows2_v3_), not the same name");
 alignas(64) CallRow2 call_rows2[OPF_OPID_COUNT - 1][kRowsPerOp];
@@ -590,7 +594,7 @@ void build_call_rows()
     };
     clear_call_rows();
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int id = 0; id < OPF_TYPEID_COUNT_; ++id) {
+        for (int id = 0; id < kRowTypes; ++id) {
             const Datatype &t = predefined_types[std::size_t(id)];
             // One run of basic elements, n = count, on host memory only.
             if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0 || !(usable_ops(t) & op_bit(op))) continue;
@@ -718,9 +722,11 @@ struct NoChain {
     int code;
     const char *why;
 };
-NoChain no_device_chain(int op_id, int form, int nsrc, bool dst_read_late)
+NoChain no_device_chain(int op_id, int kt, int form, int nsrc, bool dst_read_late)
 {
     if (form == base::kNOnce) return {OPF_ERR_OP, "round-once has no chain form"};
+    if (base::kernel_type_is_block(kt) && nsrc > 2 && op_id != OPF_OPID_REPLACE && op_id != OPF_OPID_NO_OP)
+        return {OPF_ERR_OP, "an MX block format's n-ary result (quantized once) is not a chain of 3-buffer calls"};
     if (op_id == OPF_OPID_AVG && nsrc > 2)
         return {OPF_ERR_OP, "OPF_AVG of more than two inputs is not a chain of 3-buffer calls"};
     if (dst_read_late) return {OPF_ERR_BUFFER, "the chain would overwrite dst, one of srcs[2..], before reading it"};
@@ -748,7 +754,7 @@ int reduce_n_stream(const char *function, const void *const srcs[], int nsrc, vo
             return run_device(function, op, datatype, nary, srcs, nsrc, dst, n, static_cast<const void *>(nullptr), stream);
         bool dst_read_late = false;
         for (int j = 2; j < nsrc; ++j) dst_read_late |= srcs[j] == dst;
-        if (const NoChain no = no_device_chain(op_id, form, nsrc, dst_read_late); no.why)
+        if (const NoChain no = no_device_chain(op_id, t.kernel_type, form, nsrc, dst_read_late); no.why)
             return fail_call(no.code, function, op, datatype, "no component offers an n-ary stream kernel for this "
                              "slot on %s memory, and %s", memory_kind_name(memory_kind), no.why);
         if (nsrc == 1) {
@@ -937,7 +943,7 @@ int call_user_n(const UserOp &u, const Bytes *const src[], int k, Bytes *dst, op
     if (const auto &nary = s.nary[form].offer_for(n); nary.fn)
         return run_device(function, op, datatype, nary, reinterpret_cast<const void *const *>(src), nsrc,
                           static_cast<void *>(out), n, static_cast<const void *>(nullptr));
-    if (const NoChain no = no_device_chain(c.op_id, form, nsrc, dst_read_late); no.why)
+    if (const NoChain no = no_device_chain(c.op_id, t.kernel_type, form, nsrc, dst_read_late); no.why)
         return fail_call(no.code, function, op, datatype, "no component offers an n-ary kernel for this slot on %s "
                          "memory, and %s", memory_kind_name(mem), no.why);
     if (nsrc == 1) {   // dst = srcs[0]

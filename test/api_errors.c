@@ -50,7 +50,7 @@ static int contains_ci(const char *hay, const char *needle)
 }
 
 /* ---- the validity matrix, from the spec --------------------------------- */
-enum { G_NONE, G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_OTHER };
+enum { G_NONE, G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_OTHER, G_BLOCK };
 
 static const int group_of[OPF_TYPEID_COUNT_] = {
     [OPF_TYPEID_CHAR] = G_OTHER, [OPF_TYPEID_WCHAR] = G_OTHER,
@@ -83,14 +83,19 @@ static const int group_of[OPF_TYPEID_COUNT_] = {
     [OPF_TYPEID_LONG_DOUBLE_INT] = G_PAIR, [OPF_TYPEID_2REAL] = G_PAIR,
     [OPF_TYPEID_2DOUBLE_PRECISION] = G_PAIR, [OPF_TYPEID_2INTEGER] = G_PAIR,
     [OPF_TYPEID_FLOAT8_E4M3] = G_FLOAT, [OPF_TYPEID_FLOAT8_E5M2] = G_FLOAT,
+    /* OCP MX blocks: MAX MIN SUM AVG (no PROD) */
+    [OPF_TYPEID_MXFP8_E4M3] = G_BLOCK, [OPF_TYPEID_MXFP8_E5M2] = G_BLOCK, [OPF_TYPEID_MXFP6_E3M2] = G_BLOCK,
+    [OPF_TYPEID_MXFP6_E2M3] = G_BLOCK, [OPF_TYPEID_MXFP4_E2M1] = G_BLOCK, [OPF_TYPEID_MXINT8] = G_BLOCK,
 };
 
 static int op_valid(int op, int g)
 {
     switch (op) {
     case OPF_OPID_MAX: case OPF_OPID_MIN:
-        return g == G_CINT || g == G_FINT || g == G_FLOAT;
-    case OPF_OPID_SUM: case OPF_OPID_PROD: case OPF_OPID_AVG:
+        return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_BLOCK;
+    case OPF_OPID_SUM: case OPF_OPID_AVG:
+        return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_COMPLEX || g == G_BLOCK;
+    case OPF_OPID_PROD:
         return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_COMPLEX;
     case OPF_OPID_LAND: case OPF_OPID_LOR: case OPF_OPID_LXOR:
         return g == G_CINT || g == G_LOGICAL;
@@ -155,6 +160,7 @@ static void test_names(void)
         { OPF_2INT, "2INT" }, { OPF_UNSIGNED_LONG_LONG, "UNSIGNED_LONG_LONG" }, { OPF_LOGICAL, "LOGICAL" },
         { OPF_INTEGER8, "INTEGER8" }, { OPF_CHAR, "CHAR" }, { OPF_FLOAT16, "FLOAT16" },
         { OPF_FLOAT8_E4M3, "FLOAT8_E4M3" }, { OPF_FLOAT8_E5M2, "FLOAT8_E5M2" },
+        { OPF_MXFP8_E4M3, "MXFP8_E4M3" }, { OPF_MXFP4_E2M1, "MXFP4_E2M1" }, { OPF_MXINT8, "MXINT8" },
     };
     for (size_t i = 0; i < sizeof few / sizeof few[0]; ++i) {
         const char *n = opf_type_name(few[i].t);

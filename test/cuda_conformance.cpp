@@ -465,7 +465,7 @@ void run_nary(Harness &h, NaryRegions &R, const NaryCase &c, const Layout &L, in
 // Every served slot, every form, the k and lengths above; returns the slots checked.
 int check_nary_slots(Harness &h, uint64_t seed, bool quick)
 {
-    const std::size_t max_bytes = 4099 * 32 + 64;
+    const std::size_t max_bytes = 4099 * 33 + 64;   // the largest extent: an MX block (33 bytes)
     NaryRegions R;
     for (int j = 0; j < OPF_REDUCE_N_MAX; ++j) R.in.push_back(new Region(kDevice, max_bytes));
     R.host_in = new Region(kHost, max_bytes);
@@ -606,7 +606,7 @@ int main(int argc, char **argv)
     opf_param_get("op_cuda_staging_min_count", value, sizeof value);
     h.staging_default = value;
     CUDA_OK(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking));
-    const std::size_t max_bytes = 4099 * 32 + 64;
+    const std::size_t max_bytes = 4099 * 33 + 64;   // the largest extent: an MX block (33 bytes)
     for (int k = 0; k < 3; ++k)
         for (int i = 0; i < 3; ++i) h.regions[k][i] = new Region(Kind(k), max_bytes);
     // Per slot, a predefined datatype of that kernel type, one element per

@@ -33,8 +33,20 @@ using engine::derive_seed;
 
 template <class T> void set(unsigned char *p, T v) { std::memcpy(p, &v, sizeof v); }
 
+template <class T> void scalar_value(unsigned char *p, Rng &r);
 // One value of a scalar type into p: random bits, or now and then a special.
 template <class T> void scalar(unsigned char *p, Rng &r)
+{
+    using opf::base::Half, opf::base::BFloat16;
+    if constexpr (opf::base::is_mx<T>) {   // an MX block: a scale near 1 (now and then an end, or NaN), any elements
+        static const uint8_t ends[] = {0, 1, 253, 254, 0xff};
+        p[0] = r.one_in(4) ? ends[r.below(sizeof ends)] : uint8_t(124 + r.below(7));
+        for (std::size_t i = 1; i < sizeof(T); ++i) p[i] = uint8_t(r.next());
+    } else {
+        scalar_value<T>(p, r);
+    }
+}
+template <class T> void scalar_value(unsigned char *p, Rng &r)
 {
     using opf::base::Half, opf::base::BFloat16;
     uint64_t bits = r.next();

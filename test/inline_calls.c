@@ -165,7 +165,7 @@ static void check_rows(void)
 {
     int rows = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int id = 1; id < OPF_TYPEID_COUNT_; ++id) {
+        for (int id = 1; id < OPF_TYPEID_COUNT_ && id < OPF_CALL_ROWS_PER_OP_; ++id) {   /* (ids from 64 on: no row) */
             const long at = (op - 1) * OPF_CALL_ROWS_PER_OP_ + id;
             const struct opf_call_row2_v2_ *r2 = &opf_call_rows2_v2_[at];
             const struct opf_call_row3_v2_ *r3 = &opf_call_rows3_v2_[at];
@@ -227,7 +227,7 @@ int main(void)
         { "OP_NULL", OPF_OP_NULL, OPF_FLOAT, N, 0, 0 },
         { "op 999", (opf_op_t)(uintptr_t)999, OPF_FLOAT, N, 0, 0 },
         { "DATATYPE_NULL", OPF_SUM, OPF_DATATYPE_NULL, N, 0, 0 },
-        { "type 63", OPF_SUM, (opf_datatype_t)(uintptr_t)63, N, 0, 0 },
+        { "type id past the last", OPF_SUM, (opf_datatype_t)(uintptr_t)OPF_TYPEID_COUNT_, N, 0, 0 },
         { "user op on INT", user, OPF_INT, N, 0, 0 },
         { "freed op", freed_handle, OPF_INT, N, 0, 0 },
         { "SUM on a vector of INT", OPF_SUM, vec, 5, 0, 0 },

@@ -191,6 +191,18 @@ void fill_ones(AlignedBuffer &buf, int kt)
     case OPF_KT_BFLOAT16: put(uint16_t(0x3f80)); break;
     case OPF_KT_FLOAT8_E4M3: put(uint8_t(0x38)); break;   // SUM in place stops at 16 (16 + 1 ties to 16)
     case OPF_KT_FLOAT8_E5M2: put(uint8_t(0x3c)); break;   // ... at 8
+    // MX blocks: scale 1, every element 1 (quantised with 3 / 2 / 7 / ... bits, SUM in place stops as above)
+    case OPF_KT_MXFP8_E4M3: case OPF_KT_MXFP8_E5M2: case OPF_KT_MXINT8:
+        one[0] = 127;
+        std::memset(one.data() + 1, kt == OPF_KT_MXFP8_E4M3 ? 0x38 : kt == OPF_KT_MXFP8_E5M2 ? 0x3c : 0x40, 32);
+        break;
+    case OPF_KT_MXFP6_E3M2: case OPF_KT_MXFP6_E2M3:   // four 6-bit codes in three bytes
+        one[0] = 127;
+        for (int at = 1; at < ext; at += 3)
+            kt == OPF_KT_MXFP6_E3M2 ? (put(uint8_t(0x0c), at), put(uint8_t(0xc3), at + 1), put(uint8_t(0x30), at + 2))
+                                    : (put(uint8_t(0x08), at), put(uint8_t(0x82), at + 1), put(uint8_t(0x20), at + 2));
+        break;
+    case OPF_KT_MXFP4_E2M1: one[0] = 127; std::memset(one.data() + 1, 0x22, 16); break;
     case OPF_KT_FLOAT: case OPF_KT_C_FLOAT_COMPLEX: put(1.0f); break;
     case OPF_KT_DOUBLE: case OPF_KT_C_DOUBLE_COMPLEX: put(1.0); break;
     case OPF_KT_LONG_DOUBLE: case OPF_KT_C_LONG_DOUBLE_COMPLEX: put(1.0L); break;

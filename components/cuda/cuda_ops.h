@@ -35,6 +35,8 @@ template <class S> inline constexpr bool gpu_scalar =
 template <class T> inline constexpr bool on_gpu = gpu_scalar<T>;
 template <class R> inline constexpr bool on_gpu<base::Complex<R>> = gpu_scalar<R>;
 template <class V, class I> inline constexpr bool on_gpu<base::Pair<V, I>> = gpu_scalar<V> && gpu_scalar<I>;
+// The MX block formats: base/mx.h's rule, in 64-bit integers (exact).
+template <class F> inline constexpr bool on_gpu<base::MxBlock<F>> = true;
 
 // The slots with a device kernel: the base's `defined` on the GPU's types.
 // REPLACE and NO_OP included: their kernels copy data bytes only, where a
@@ -89,7 +91,7 @@ template <class T> Plan plan_for(const void *const in[], int k, const void *out,
     }
     const uintptr_t head_bytes = (vec - po % vec) % vec;
     if (vectorizable<T> && same_phase && head_bytes % size == 0) {
-        const int64_t per = int64_t(vec / size);
+        const int64_t per = int64_t(vec / size > 0 ? vec / size : 1);   // (an MX block is wider than a vector: never here)
         p.mode = kVector;
         p.head = n < int64_t(head_bytes / size) ? n : int64_t(head_bytes / size);
         p.nvec = (n - p.head) / per;
@@ -177,6 +179,11 @@ OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int
 {
     constexpr int64_t size = int64_t(sizeof(T));
     const int k = in.k;
+    if constexpr (base::is_mx<T> && requires { A::op; }) {   // MX blocks: the rule straight from the k blocks
+        const uint8_t *p[kMaxInputs];
+        for (int j = 0; j < k; ++j) p[j] = in.in[j] + i * size;
+        return base::mx_reduce<typename T::format>(p, k, o + i * size, A::op, A::mean);
+    }
     if constexpr (vectorizable<T>) {
         if (p.mode == kVector) {
             constexpr int V = kVectorBytes / int(sizeof(T));

@@ -13,6 +13,7 @@
 
 #include "components/simd/component.h"
 #include "components/simd/simd.h"
+#include "components/simd/mx.h"
 
 namespace opf::simd {
 
@@ -32,6 +33,7 @@ template <class Isa> struct IsaSlots {
     {
         using Op = base::at_t<O, base::Ops>;
         using T = base::at_t<K, base::KernelTypes>;
+        if constexpr (base::is_mx<T>) return mx::SlotOf<Op, T, Isa>::value;   // MX blocks: mx.h
         using F = typename IsaFamily<Isa, Op, T>::type;
         if constexpr (std::is_void_v<F>) return avg_slot<Op, T, Isa>();   // (AVG: no 2-operand family)
         else if constexpr (!Isa::template offers<Op, T>) return {};

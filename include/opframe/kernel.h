@@ -31,6 +31,10 @@ enum {
     /* OCP 8-bit floats (appended): E4M3 as PyTorch's float8_e4m3fn (no
      * infinities, one NaN per sign), E5M2 as float8_e5m2 (IEEE-like) */
     OPF_KT_FLOAT8_E4M3, OPF_KT_FLOAT8_E5M2,
+    /* OCP MX v1.0 block formats (appended): one element is one block of 32
+     * values sharing an E8M0 scale (opframe.h, "block-scaled formats") */
+    OPF_KT_MXFP8_E4M3, OPF_KT_MXFP8_E5M2, OPF_KT_MXFP6_E3M2, OPF_KT_MXFP6_E2M3,
+    OPF_KT_MXFP4_E2M1, OPF_KT_MXINT8,
     OPF_KT_COUNT
 };
 

@@ -110,6 +110,9 @@ enum {
     OPF_TYPEID_2REAL, OPF_TYPEID_2DOUBLE_PRECISION, OPF_TYPEID_2INTEGER,
     /* OCP 8-bit floats (appended: ids are ABI) */
     OPF_TYPEID_FLOAT8_E4M3, OPF_TYPEID_FLOAT8_E5M2,
+    /* OCP MX block formats (appended) */
+    OPF_TYPEID_MXFP8_E4M3, OPF_TYPEID_MXFP8_E5M2, OPF_TYPEID_MXFP6_E3M2, OPF_TYPEID_MXFP6_E2M3,
+    OPF_TYPEID_MXFP4_E2M1, OPF_TYPEID_MXINT8,
     OPF_TYPEID_COUNT_ /* number of predefined type ids, including NULL */
 };
 
@@ -182,6 +185,32 @@ enum {
  * give NaN), E5M2 overflows to inf (opframe(7), "fp8") */
 #define OPF_FLOAT8_E4M3             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E4M3)
 #define OPF_FLOAT8_E5M2             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E5M2)
+/* Block-scaled formats (OCP Microscaling, MX v1.0). One element of these
+ * types is one block: 32 values sharing a power-of-two scale. Byte 0 is the
+ * E8M0 scale, 2^(byte - 127) (0xFF: NaN); the 32 elements follow as a
+ * little-endian bit stream, element i at bits [b*i, b*i + b) of the bytes
+ * from byte 1 on:
+ *   MXFP8_E4M3, MXFP8_E5M2, MXINT8   b = 8, a byte each           33 bytes
+ *   MXFP6_E3M2, MXFP6_E2M3           b = 6, 24 bytes of elements   25 bytes
+ *   MXFP4_E2M1                       b = 4, two a byte, element 0
+ *                                    in the low nibble (PyTorch's
+ *                                    float4_e2m1fn_x2)             17 bytes
+ * (E4M3 as float8_e4m3fn, E5M2 as float8_e5m2, MXINT8 an int8 times 2^-6).
+ * Counts are in blocks; alignment 1. Ops: MAX, MIN, SUM, AVG, REPLACE,
+ * NO_OP. A result block is the exact reduction of the decoded values (SUM,
+ * AVG: the exact sum, divided by the number of inputs; MAX, MIN: the largest,
+ * the smallest), quantized once by the OCP rule: scale from the largest
+ * magnitude, floor(log2(amax)) - emax_elem clamped to [-127, 127]; elements
+ * rounded to nearest even, saturated; zeros +0. A NaN scale, a NaN or an
+ * infinite element in any input makes the result block NaN (scale 0xFF,
+ * element bytes 0). The n-ary call quantizes once in either mode: it is not
+ * the chain of 3-buffer calls. opframe(7), "Block-scaled formats". */
+#define OPF_MXFP8_E4M3              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP8_E4M3)
+#define OPF_MXFP8_E5M2              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP8_E5M2)
+#define OPF_MXFP6_E3M2              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP6_E3M2)
+#define OPF_MXFP6_E2M3              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP6_E2M3)
+#define OPF_MXFP4_E2M1              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP4_E2M1)
+#define OPF_MXINT8                  OPF_TYPE_HANDLE_(OPF_TYPEID_MXINT8)
 
 /* ---- life cycle --------------------------------------------------------- */
 /* opf_init is idempotent; the first reduction initialises lazily. After

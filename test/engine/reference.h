@@ -7,6 +7,7 @@
 #pragma once
 
 #include "test/engine/engine.h"
+#include "test/engine/mx_reference.h"
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
@@ -612,20 +613,118 @@ template <Real T> T min_rule(T a, T b)
 // 16-bit floats: widen both, do the float op, round once to the format.
 template <Narrow T, class F> T via_float(const T& a, const T& b, F f) { return narrow<T>(f(widen(a), widen(b))); }
 
+// ===========================================================================
+// OCP MX blocks (issue 35): one element is a whole block (mx_reference.h).
+// ===========================================================================
+template <class S> struct MxE { uint8_t bytes[S::bytes]; };
+template <class T> struct IsMxE : std::false_type {};
+template <class S> struct IsMxE<MxE<S>> : std::true_type {};
+using MxSpecE4M3 = mxref::Spec<8, 4, 3, 8, 1, false, OPF_KT_MXFP8_E4M3>;
+using MxSpecE5M2 = mxref::Spec<8, 5, 2, 15, 2, false, OPF_KT_MXFP8_E5M2>;
+using MxSpecE3M2 = mxref::Spec<6, 3, 2, 4, 0, false, OPF_KT_MXFP6_E3M2>;
+using MxSpecE2M3 = mxref::Spec<6, 2, 3, 2, 0, false, OPF_KT_MXFP6_E2M3>;
+using MxSpecE2M1 = mxref::Spec<4, 2, 1, 2, 0, false, OPF_KT_MXFP4_E2M1>;
+using MxSpecInt8 = mxref::Spec<8, 0, 6, 0, 0, true, OPF_KT_MXINT8>;
+
+template <class S> bool same(const MxE<S>& a, const MxE<S>& b)
+{
+    return std::memcmp(a.bytes, b.bytes, S::bytes) == 0 || (a.bytes[0] == 0xff && b.bytes[0] == 0xff);
+}
+template <class S> std::string show(const MxE<S>& v)
+{
+    std::string s = "scale 0x" + hex_bits(v.bytes[0], 2) + " [";
+    for (int i = 0; i < 32; ++i) {
+        char buf[48];
+        const unsigned c = mxref::read_code<S>(v.bytes, i);
+        if (S::nonfinite(c))
+            std::snprintf(buf, sizeof buf, "%s%x:nonfinite", i ? " " : "", c);
+        else
+            std::snprintf(buf, sizeof buf, "%s%x:%g", i ? " " : "", c, S::value(c));
+        s += buf;
+    }
+    return s + "]";
+}
+template <class S> unsigned mx_random_code(Rng& r, bool finite)
+{
+    for (;;) {
+        const unsigned c = unsigned(r.next()) & ((1u << S::bits) - 1);
+        if (!finite || !S::nonfinite(c)) return c;
+    }
+}
+template <class S> unsigned mx_max_code(bool neg)
+{
+    const unsigned m = S::magnitudes().back().second;
+    return neg ? (S::is_int ? (256 - m) & 0xff : m | (1u << (S::bits - 1))) : m;
+}
+// A block: ordinary (scale near 1, any finite codes) or adversarial.
+template <class S> void mx_fill(Rng& r, MxE<S>& v, uint8_t scale, int kind)
+{
+    v.bytes[0] = scale;
+    for (int i = 0; i < 32; ++i) {
+        unsigned c;
+        switch (kind) {
+        case 1: c = 0; break;                                                    // all zero
+        case 2: c = i == 5 ? mx_max_code<S>(r.coin()) : unsigned(r.below(3)); break; // one huge, the rest tiny
+        case 3: c = mx_max_code<S>(r.coin()); break;                              // the saturation edge
+        default: c = mx_random_code<S>(r, true);
+        }
+        mxref::write_code<S>(v.bytes, i, c);
+    }
+}
+template <class S> void gen_operands(Rng& r, MxE<S>& a, MxE<S>& b)
+{
+    auto scale_near = [&](int centre, int spread) {
+        return uint8_t(std::clamp(centre + int(r.below(uint64_t(2 * spread + 1))) - spread, 0, 254));
+    };
+    const uint64_t k = r.below(16);
+    uint8_t sa = scale_near(127, 3), sb = sa;
+    if (k == 0) { sa = 0; sb = uint8_t(r.below(3)); }                     // smallest scales
+    else if (k == 1) { sa = 254; sb = uint8_t(254 - r.below(3)); }        // largest scales: sums past 2^127 * max
+    else if (k == 2) { sb = scale_near(127, 100); }                       // far apart: the small one a sticky bit
+    else if (k == 3) { sb = uint8_t(sa - 1 - r.below(5)); }               // near: ties at the final rounding
+    mx_fill(r, a, sa, k == 4 ? 1 : k == 5 ? 2 : k == 6 ? 3 : 0);
+    mx_fill(r, b, sb, k == 7 ? 1 : k == 6 ? 3 : k == 8 ? 2 : 0);
+    if (k == 9) b = a;                                                    // x op x: exact doubling, ties
+    if (k == 10) {                                                        // a negated: SUM cancels to zero
+        b = a;
+        for (int i = 0; i < 32; ++i) {
+            const unsigned c = mxref::read_code<S>(a.bytes, i);
+            mxref::write_code<S>(b.bytes, i, S::is_int ? (c == 0x80 ? 0x7f : (256 - c) & 0xff) : c ^ (1u << (S::bits - 1)));
+        }
+    }
+    if (r.one_in(24)) (r.coin() ? a : b).bytes[0] = 0xff;                // the NaN scale
+    if (r.one_in(24)) {                                                   // a non-finite element, where the format has one
+        MxE<S>& v = r.coin() ? a : b;
+        const unsigned c = mx_random_code<S>(r, false);
+        if (S::nonfinite(c)) mxref::write_code<S>(v.bytes, int(r.below(32)), c);
+    }
+}
+template <class S> S mxref_spec(const MxE<S>&) { return S{}; }
+template <class S, mxref::Op O> MxE<S> mx_eval(const MxE<S>& a, const MxE<S>& b)
+{
+    const uint8_t* in[2] = {a.bytes, b.bytes};
+    MxE<S> r;
+    mxref::reduce<S>(in, 2, r.bytes, O);
+    return r;
+}
+
 struct OpMax {
     static constexpr int id = OPF_OPID_MAX;
+    template <class S> static MxE<S> eval(const MxE<S>& a, const MxE<S>& b) { return mx_eval<S, mxref::Op::Max>(a, b); }
     template <Integer T> static T eval(const T& a, const T& b) { return a < b ? b : a; }
     template <Real T> static T eval(const T& a, const T& b) { return max_rule(a, b); }
     template <Narrow T> static T eval(const T& a, const T& b) { return via_float(a, b, max_rule<float>); }
 };
 struct OpMin {
     static constexpr int id = OPF_OPID_MIN;
+    template <class S> static MxE<S> eval(const MxE<S>& a, const MxE<S>& b) { return mx_eval<S, mxref::Op::Min>(a, b); }
     template <Integer T> static T eval(const T& a, const T& b) { return b < a ? b : a; }
     template <Real T> static T eval(const T& a, const T& b) { return min_rule(a, b); }
     template <Narrow T> static T eval(const T& a, const T& b) { return via_float(a, b, min_rule<float>); }
 };
 struct OpSum {
     static constexpr int id = OPF_OPID_SUM;
+    template <class S> static MxE<S> eval(const MxE<S>& a, const MxE<S>& b) { return mx_eval<S, mxref::Op::Sum>(a, b); }
     template <Integer T> static T eval(const T& a, const T& b) { return T(WrapT<T>(a) + WrapT<T>(b)); }
     template <Real T> static T eval(const T& a, const T& b) { return a + b; }
     template <Narrow T> static T eval(const T& a, const T& b)
@@ -717,6 +816,7 @@ template <Narrow T> T narrow_mean(const T* in, int k)
 
 struct OpAvg {
     static constexpr int id = OPF_OPID_AVG;
+    template <class S> static MxE<S> eval(const MxE<S>& a, const MxE<S>& b) { return mx_eval<S, mxref::Op::Avg>(a, b); }
     template <Integer T> static T eval(const T& a, const T& b)
     {
         if constexpr (sizeof(T) <= 8) {
@@ -822,8 +922,28 @@ template <class E> void mean_reference_n(const E* const* in, int k, E* r, size_t
     for (size_t i = 0; i < n; ++i)
         r[i] = mean_of(in, k, i);
 }
+// MX blocks: the exact reduction of all k inputs, quantized once.
+template <class S, mxref::Op O> void mx_reference_n(const MxE<S>* const* in, int k, MxE<S>* r, size_t n)
+{
+    std::vector<const uint8_t*> p(static_cast<size_t>(k), nullptr);
+    for (size_t i = 0; i < n; ++i) {
+        for (int j = 0; j < k; ++j)
+            p[size_t(j)] = in[j][i].bytes;
+        mxref::reduce<S>(p.data(), k, r[i].bytes, O);
+    }
+}
 template <class E> RefNFn<E> reference_n_for(int op_id)
 {
+    if constexpr (IsMxE<E>::value) {
+        using S = std::remove_cvref_t<decltype(mxref_spec(E{}))>;
+        switch (op_id) {
+        case OPF_OPID_SUM: return &mx_reference_n<S, mxref::Op::Sum>;
+        case OPF_OPID_AVG: return &mx_reference_n<S, mxref::Op::Avg>;
+        case OPF_OPID_MAX: return &mx_reference_n<S, mxref::Op::Max>;
+        case OPF_OPID_MIN: return &mx_reference_n<S, mxref::Op::Min>;
+        default: break;
+        }
+    }
     RefNFn<E> fn = nullptr;
     for_each_type(Ops{}, [&]<class Op>() {
         if constexpr (Defines<Op, E>)
@@ -833,7 +953,7 @@ template <class E> RefNFn<E> reference_n_for(int op_id)
     if (op_id == OPF_OPID_AVG && fn) {
         if constexpr (Integer<E> && sizeof(E) > 8)
             fn = nullptr;
-        else if constexpr (Defines<OpAvg, E>)
+        else if constexpr (Defines<OpAvg, E> && !IsMxE<E>::value)
             fn = &mean_reference_n<E>;
     }
     return fn;
@@ -867,7 +987,10 @@ using KernelTypes = TypeList<
     KernelType<OPF_KT_SHORT_INT, Pair<short, int>>,
     KernelType<OPF_KT_LONG_DOUBLE_INT, Pair<long double, int>>,
     KernelType<OPF_KT_2FLOAT, Pair<float, float>>, KernelType<OPF_KT_2DOUBLE, Pair<double, double>>,
-    KernelType<OPF_KT_FLOAT8_E4M3, F8E4M3>, KernelType<OPF_KT_FLOAT8_E5M2, F8E5M2>>;
+    KernelType<OPF_KT_FLOAT8_E4M3, F8E4M3>, KernelType<OPF_KT_FLOAT8_E5M2, F8E5M2>,
+    KernelType<OPF_KT_MXFP8_E4M3, MxE<MxSpecE4M3>>, KernelType<OPF_KT_MXFP8_E5M2, MxE<MxSpecE5M2>>,
+    KernelType<OPF_KT_MXFP6_E3M2, MxE<MxSpecE3M2>>, KernelType<OPF_KT_MXFP6_E2M3, MxE<MxSpecE2M3>>,
+    KernelType<OPF_KT_MXFP4_E2M1, MxE<MxSpecE2M1>>, KernelType<OPF_KT_MXINT8, MxE<MxSpecInt8>>>;
 
 // Calls f.operator()<E>() for the storage type E of kernel type kt.
 template <class F> bool with_kernel_type(int kt, F&& f)
@@ -882,7 +1005,7 @@ template <class F> bool with_kernel_type(int kt, F&& f)
     return found;
 }
 
-enum class Group { CInt, FInt, Floating, Logical, Complex, Byte, Pair, Other };
+enum class Group { CInt, FInt, Floating, Logical, Complex, Byte, Pair, Other, Block };
 
 struct DatatypeSpec {
     int id;
@@ -955,6 +1078,12 @@ constexpr DatatypeSpec kDatatypes[] = {
     {OPF_TYPEID_2INTEGER, OPF_KT_2INT, Group::Pair},
     {OPF_TYPEID_FLOAT8_E4M3, OPF_KT_FLOAT8_E4M3, Group::Floating},
     {OPF_TYPEID_FLOAT8_E5M2, OPF_KT_FLOAT8_E5M2, Group::Floating},
+    {OPF_TYPEID_MXFP8_E4M3, OPF_KT_MXFP8_E4M3, Group::Block},
+    {OPF_TYPEID_MXFP8_E5M2, OPF_KT_MXFP8_E5M2, Group::Block},
+    {OPF_TYPEID_MXFP6_E3M2, OPF_KT_MXFP6_E3M2, Group::Block},
+    {OPF_TYPEID_MXFP6_E2M3, OPF_KT_MXFP6_E2M3, Group::Block},
+    {OPF_TYPEID_MXFP4_E2M1, OPF_KT_MXFP4_E2M1, Group::Block},
+    {OPF_TYPEID_MXINT8, OPF_KT_MXINT8, Group::Block},
 };
 
 const DatatypeSpec* find_datatype_spec(int id)
@@ -971,10 +1100,11 @@ bool spec_op_valid(int op_id, Group g)
     switch (op_id) {
     case OPF_OPID_MAX:
     case OPF_OPID_MIN:
-        return g == Group::CInt || g == Group::FInt || g == Group::Floating;
+        return g == Group::CInt || g == Group::FInt || g == Group::Floating || g == Group::Block;
     case OPF_OPID_SUM:
-    case OPF_OPID_PROD:
     case OPF_OPID_AVG:
+        return g == Group::CInt || g == Group::FInt || g == Group::Floating || g == Group::Complex || g == Group::Block;
+    case OPF_OPID_PROD:
         return g == Group::CInt || g == Group::FInt || g == Group::Floating || g == Group::Complex;
     case OPF_OPID_LAND:
     case OPF_OPID_LOR:
