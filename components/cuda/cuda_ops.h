@@ -180,9 +180,9 @@ OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int
     constexpr int64_t size = int64_t(sizeof(T));
     const int k = in.k;
     if constexpr (base::is_mx<T> && requires { A::op; }) {   // MX blocks: the rule straight from the k blocks
-        const uint8_t *p[kMaxInputs];
-        for (int j = 0; j < k; ++j) p[j] = in.in[j] + i * size;
-        return base::mx_reduce<typename T::format>(p, k, o + i * size, A::op, A::mean);
+        const uint8_t *blocks[kMaxInputs] = {};   // (zeroed: GCC cannot see that k >= 1)
+        for (int j = 0; j < k; ++j) blocks[j] = in.in[j] + i * size;
+        return base::mx_reduce<typename T::format>(blocks, k, o + i * size, A::op, A::mean);
     }
     if constexpr (vectorizable<T>) {
         if (p.mode == kVector) {
