@@ -271,6 +271,40 @@ template <class F> OPF_HD inline void mx_take(MxExact &acc, const uint8_t *x, Mx
     acc.nan = acc.nan || nan;
 }
 
+// Where an element whose |value| / 2^scale has exponent e falls: its
+// exponent in the format (raised to the subnormal one), the exponent of one
+// step of the element there, or beyond the largest magnitude (MXINT8: from
+// 2, past 127/64).
+struct MxStep {
+    int e, qexp;
+    bool saturate;
+};
+template <class F> OPF_HD inline MxStep mx_step(int e)
+{
+    if constexpr (F::is_int) return {e, F::qmin, e > 1};
+    else {
+        e = e < F::emin ? F::emin : e;
+        return {e, e - F::mbits, e > F::emax + 1};
+    }
+}
+// The magnitude code of q steps at element exponent e (q may carry into the
+// next exponent: the code's bits add up), saturated to the largest.
+template <class F> OPF_HD inline unsigned mx_code(int e, uint64_t q)
+{
+    if constexpr (F::is_int) return q > F::max_code ? F::max_code : unsigned(q);
+    else {
+        const uint64_t c = (uint64_t(e - F::emin) << F::mbits) + q;
+        return q == 0 ? 0u : c > F::max_code ? F::max_code : unsigned(c);
+    }
+}
+// The element byte of a magnitude code and a sign (zero is +0; MXINT8 is two's complement).
+template <class F> OPF_HD inline uint8_t mx_signed(unsigned code, bool negative)
+{
+    if (code == 0) return 0;
+    if constexpr (F::is_int) return uint8_t(negative ? uint8_t(-int(code)) : code);
+    else return uint8_t(code | (negative ? F::sign_bit : 0u));
+}
+
 // Writes the quantized block of acc (the exact values, divided by k when
 // k > 1: AVG) to out: the rule above, step 2 and 3.
 template <class F> OPF_HD inline void mx_quantize(MxExact &acc, int k, uint8_t *out)
@@ -301,37 +335,19 @@ template <class F> OPF_HD inline void mx_quantize(MxExact &acc, int k, uint8_t *
         const int t = a.top_bit();
         unsigned code = 0;
         if (t >= 0) {
-            // the element exponent of |a| / 2^x, and the step there
-            int e = t + frame_lsb - x;
-            int qexp;
-            bool saturate = false;
-            if constexpr (F::is_int) {
-                qexp = F::qmin;
-                saturate = e > 1;   // >= 2: beyond 127/64
-            } else {
-                if (e < F::emin) e = F::emin;
-                saturate = e > F::emax + 1;
-                qexp = e - F::mbits;
-            }
-            if (saturate) {
+            const MxStep s = mx_step<F>(t + frame_lsb - x);   // the element exponent of |a| / 2^x
+            if (s.saturate) {
                 code = F::max_code;
             } else {
-                const int at = x + qexp - frame_lsb;   // >= 64: the step's bit in the frame
+                const int at = x + s.qexp - frame_lsb;   // >= 64: the step's bit in the frame
                 bool half, st;
                 uint64_t q = a.bits_from(at, half, st);
                 st = st || sticky[i];
                 q += half && (st || (q & 1));
-                if constexpr (F::is_int) {
-                    code = q > F::max_code ? F::max_code : unsigned(q);
-                } else {
-                    const uint64_t c = (uint64_t(e - F::emin) << F::mbits) + q;
-                    code = q == 0 ? 0u : c > F::max_code ? F::max_code : unsigned(c);
-                }
+                code = mx_code<F>(s.e, q);
             }
         }
-        if (code == 0) codes[i] = 0;
-        else if constexpr (F::is_int) codes[i] = uint8_t(neg[i] ? uint8_t(-int(code)) : code);
-        else codes[i] = uint8_t(code | (neg[i] ? F::sign_bit : 0u));
+        codes[i] = mx_signed<F>(code, neg[i]);
     }
     mx_put_codes<F>(out, codes);
 }
@@ -381,20 +397,11 @@ template <class F> OPF_HD inline bool mx_reduce_small(const uint8_t *const in[],
         const uint64_t a = mag[i];
         unsigned code = 0;
         if (a) {
-            int e = mx_top_bit(a) + lsb - x, qexp;
-            bool saturate;
-            if constexpr (F::is_int) {
-                qexp = F::qmin;
-                saturate = e > 1;
-            } else {
-                e = e < F::emin ? F::emin : e;
-                saturate = e > F::emax + 1;
-                qexp = e - F::mbits;
-            }
-            if (saturate) {
+            const MxStep s = mx_step<F>(mx_top_bit(a) + lsb - x);
+            if (s.saturate) {
                 code = F::max_code;
             } else {
-                const int sh = x + qexp - lsb;   // the step's bit in units of 2^lsb
+                const int sh = x + s.qexp - lsb;   // the step's bit in units of 2^lsb
                 uint64_t q = 0;
                 if (sh <= 0) {
                     q = a << -sh;                // exact (q < 2^(mbits + 2))
@@ -404,17 +411,10 @@ template <class F> OPF_HD inline bool mx_reduce_small(const uint8_t *const in[],
                     const bool sticky = sh > 1 && (a & ((uint64_t(1) << (sh - 1)) - 1)) != 0;
                     q += half && (sticky || (q & 1));
                 }                                // (sh > 64: below half a step, 0)
-                if constexpr (F::is_int) {
-                    code = q > F::max_code ? F::max_code : unsigned(q);
-                } else {
-                    const uint64_t c = (uint64_t(e - F::emin) << F::mbits) + q;
-                    code = q == 0 ? 0u : c > F::max_code ? F::max_code : unsigned(c);
-                }
+                code = mx_code<F>(s.e, q);
             }
         }
-        if (code == 0) codes[i] = 0;
-        else if constexpr (F::is_int) codes[i] = uint8_t(v[i] < 0 ? uint8_t(-int(code)) : code);
-        else codes[i] = uint8_t(code | (v[i] < 0 ? F::sign_bit : 0u));
+        codes[i] = mx_signed<F>(code, v[i] < 0);
     }
     out[0] = uint8_t(x + 127);
     mx_put_codes<F>(out, codes);
