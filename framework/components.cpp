@@ -491,8 +491,8 @@ std::string pins_in_force()
             replaced += (replaced.empty() ? "" : ", ") + slot;
     }
     if (!replaced.empty())
-        say_once("op_base_pin from %s replaces the tuning file's pins of %s (%s); its %d other pins stay in force",
-                 layers.front().origin.c_str(), replaced.c_str(), tuning->origin.c_str(), kept);
+        say_once("op_base_pin from %s replaces the tuning file's pins of %s (%s); the file's other pins stay in force "
+                 "(%d)", layers.front().origin.c_str(), replaced.c_str(), tuning->origin.c_str(), kept);
     return merged;
 }
 
@@ -1179,8 +1179,9 @@ void say_unapplied_pins()
         if (failed) return provider + "'s kernel failed the self-test";
         return provider + " serves counts >= " + std::to_string(from) + " only";
     };
-    for (const auto &[slot, provider] : repo.pins) {
-        const auto [op, kt] = slot;
+    for (const auto &pinned : repo.pins) {   // (no structured binding: clang 14 cannot capture one)
+        const auto [op, kt] = pinned.first;
+        const std::string &provider = pinned.second;
         if (provider == "base" ||
             serves(op, kt, [&](const TierSpan &t) { return t.provider && provider == t.provider; }))
             continue;
