@@ -43,6 +43,7 @@ template <class F, class Isa> struct Kernels {
     [[gnu::always_inline]] static I codes(const uint8_t *block, const uint8_t *unpacked, int j)
     {
         const uint8_t *p = (F::bits == 8 ? block + 1 : unpacked) + j * W;
+#if defined(__x86_64__) || defined(__i386__)
         // vpmovzxbd: GCC 12 builds __builtin_convertvector of a byte vector lane by lane (vpinsrd)
         using B16 = Vec<uint8_t, 16>;
         using B8 = Vec<uint8_t, 8>;
@@ -50,10 +51,16 @@ template <class F, class Isa> struct Kernels {
             B16 c;
             std::memcpy(&c, p, sizeof c);
             return as<I>(__builtin_ia32_pmovzxbd512_mask(as<Vec<char, 16>>(c), as<Vec<int, 64>>(I{}), 0xffff));
-        } else {
+        } else if constexpr (W == 8) {
             Vec<long long, 16> c = {};
             std::memcpy(&c, p, sizeof(B8));
             return as<I>(__builtin_ia32_pmovzxbd256((Vec<char, 16>)c));
+        } else
+#endif
+        {   // other ISAs (the aarch64 and riscv64 components include this file too)
+            Vec<uint8_t, W> c;
+            std::memcpy(&c, p, sizeof c);
+            return __builtin_convertvector(c, I);
         }
     }
     [[gnu::always_inline]] static I steps(I c)
