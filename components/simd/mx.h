@@ -195,12 +195,15 @@ template <class F, class Isa> struct Kernels {
 
 // The slot of (Op, MX type) on an ISA: SUM, AVG, MAX and MIN of the formats
 // with a fast path; nothing else (REPLACE and NO_OP: the base's copies).
+// A block's 32 lanes fill whole registers: registers of more than 32 int32
+// lanes (SVE 2048, RVV from VLEN 2048) get no MX kernels.
 template <class Op, class F, class Isa> constexpr SlotFns slot_of()
 {
     using K = Kernels<F, Isa>;
     constexpr bool sum = std::is_same_v<Op, base::OpSum>, avg = std::is_same_v<Op, base::OpAvg>;
     constexpr bool max = std::is_same_v<Op, base::OpMax>, min = std::is_same_v<Op, base::OpMin>;
-    if constexpr (!has_fast<F> || !(sum || avg || max || min)) {
+    constexpr bool fits = Isa::bytes / 4 <= 32 && 32 % (Isa::bytes / 4) == 0;
+    if constexpr (!has_fast<F> || !(sum || avg || max || min) || !fits) {
         return {};
     } else {
         constexpr MxOp o = max ? MxOp::Max : min ? MxOp::Min : MxOp::Sum;

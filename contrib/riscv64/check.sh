@@ -13,10 +13,11 @@
 # qualify (rvv<N> available, every other rvv<M> disqualified with the VLEN
 # it saw, or the missing V), and runs the conformance engine (test/conformance)
 # on every slot of rvv<N>, both kernel forms, bit for bit against its own
-# scalar reference, on guarded buffers: in v<N>h rvv<N> (all 116 slots,
+# scalar reference, on guarded buffers: in v<N>h rvv<N> (all 137 slots,
 # float16 natively with Zvfh) and the selected table (the datatype level
 # through opf_reduce_local), the base too in v128h (it does not depend on V);
-# in v128 rvv<N> alone (112 slots: float16 left to the base). Every v<N> and
+# in v128 rvv<N> alone (133 slots: float16 left to the base; both counts
+# with the 21 MX block slots). Every v<N> and
 # v<N>h also checks who serves float16 (opframe_info --kernels): rvv<N> with
 # Zvfh, the base without it or with op_rvv<N>_support=, (switched off); the
 # other kernels of v<N> are those of v<N>h, already checked. The last line
@@ -186,10 +187,10 @@ check_config() {
     if [ $zvfh = 1 ]; then
         providers="--provider rvv$vlen --provider selected"
         [ $vlen = 128 ] && providers="--provider base $providers"
-        want=116
+        want=137
     elif [ $vlen = 128 ]; then
         providers="--provider rvv$vlen"
-        want=112
+        want=133
     else
         return 0
     fi
