@@ -46,9 +46,15 @@ bool kernel_type_supported(int kernel_type);
 inline bool kernel_type_is_block(int kt) { return kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8; }
 // Whether op's plain n-ary result is the left-to-right chain of its 3-buffer
 // calls: every op's but AVG's (the sum divided by k) and the MX block
-// formats' (quantized once: base/mx.h). Where it is, the n-ary calls follow
-// the selection's 3-buffer half (framework/components.cpp: install_chain).
-inline bool nary_is_chain(int op_id, int kt) { return op_id != OPF_OPID_AVG && !kernel_type_is_block(kt); }
+// formats' arithmetic (quantized once: base/mx.h; their copies, REPLACE and
+// NO_OP, chain). Where it is, the n-ary calls follow the selection's
+// 3-buffer half (framework/components.cpp: install_chain), and a device call
+// may compose 3-buffer device kernels (framework/reduce.cpp).
+inline bool nary_is_chain(int op_id, int kt)
+{
+    const bool copy = op_id == OPF_OPID_REPLACE || op_id == OPF_OPID_NO_OP;
+    return op_id != OPF_OPID_AVG && (!kernel_type_is_block(kt) || copy);
+}
 const char *kernel_type_name(int kernel_type);
 const char *op_name(int op_id);
 

@@ -725,10 +725,10 @@ struct NoChain {
 NoChain no_device_chain(int op_id, int kt, int form, int nsrc, bool dst_read_late)
 {
     if (form == base::kNOnce) return {OPF_ERR_OP, "round-once has no chain form"};
-    if (base::kernel_type_is_block(kt) && nsrc > 2 && op_id != OPF_OPID_REPLACE && op_id != OPF_OPID_NO_OP)
-        return {OPF_ERR_OP, "an MX block format's n-ary result (quantized once) is not a chain of 3-buffer calls"};
-    if (op_id == OPF_OPID_AVG && nsrc > 2)
-        return {OPF_ERR_OP, "OPF_AVG of more than two inputs is not a chain of 3-buffer calls"};
+    if (!base::nary_is_chain(op_id, kt) && nsrc > 2)
+        return {OPF_ERR_OP, op_id == OPF_OPID_AVG
+                                ? "OPF_AVG of more than two inputs is not a chain of 3-buffer calls"
+                                : "an MX block format's n-ary result (quantized once) is not a chain of 3-buffer calls"};
     if (dst_read_late) return {OPF_ERR_BUFFER, "the chain would overwrite dst, one of srcs[2..], before reading it"};
     return {OPF_SUCCESS, nullptr};
 }
