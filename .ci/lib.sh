@@ -35,6 +35,17 @@ ci_install_packages() {
     ci_apt_install g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config \
         libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
         clang libclang-rt-14-dev python3 cmake
+    ci_install_python_modules
+}
+
+# ml_dtypes (and numpy) from PyPI for test/mx_ml_dtypes, the MX formats'
+# independent check; no Debian package has it. A python3 without pip, or
+# no route to PyPI, leaves the test to skip (77), which the log shows.
+ci_install_python_modules() {
+    python3 -c 'import ml_dtypes, numpy' 2>/dev/null && return 0
+    python3 -m pip install -q ml_dtypes numpy 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages ml_dtypes numpy ||
+        echo "ci: could not install ml_dtypes from PyPI: test/mx_ml_dtypes will skip"
 }
 
 # ---- what later steps fetch from the network, fetched beside the first ones ----

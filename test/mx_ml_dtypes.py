@@ -6,9 +6,10 @@ ml_dtypes supplies the element formats (float8_e4m3fn, float8_e5m2,
 float6_e3m2fn, float6_e2m3fn, float4_e2m1fn) and the E8M0 scale
 (float8_e8m0fnu). This test checks, for each MX type:
 
-  1. every element code decodes (block scale 1, SUM with the all-zero
-     block at the same scale, read back through ml_dtypes) to ml_dtypes'
-     value of that code;
+  1. every element code decodes (block scale 1, beside the largest
+     element, which keeps the scale; SUM with the all-zero block at the
+     same scale, read back through ml_dtypes) to ml_dtypes' value of that
+     code;
   2. random blocks at equal scales (the exact sum of two elements is then a
      float32, so ml_dtypes' float32 -> element cast sees the exact value):
      SUM and MAX quantized with the OCP MX v1.0 rule where ml_dtypes does
@@ -23,6 +24,9 @@ Differences of rule, and why opframe's is the documented one:
   * ml_dtypes has no rule for the block's scale; torchao's MX reference
     offers several (floor, as OCP, and rounded-up variants that avoid
     saturating the largest element). opframe follows the OCP text: floor.
+  * MXINT8's code -128 reads as -2 but opframe never writes it: results
+    saturate at +-127/64, symmetric as the float formats' (the rule in
+    opframe(7)); the test clips there too.
   * A zero result is +0 in opframe (the exact value has no sign);
     ml_dtypes keeps the sign of -0.0 inputs: the test compares values.
 
@@ -121,10 +125,15 @@ def main():
         tid = type_id(name)
         ncodes = 1 << bits
         finite = [c for c in range(ncodes) if dt == "int8" or np.isfinite(element_value(c, bits, dt))]
-        largest = max(abs(element_value(c, bits, dt)) for c in finite)
-        # 1. decode: each code alone in a block (others 0), summed with zeros
+        largest = max(element_value(c, bits, dt) for c in finite)  # MXINT8: 127/64, not 2
+        # 1. decode: each code in a block with the format's largest positive element
+        # (so that the OCP rule keeps the block's scale: alone, a code whose
+        # value is above the largest element's mantissa in its binade, as
+        # E4M3's 1.875 x 2^e, requantizes to a smaller scale and saturates),
+        # summed with zeros
+        top = max(finite, key=lambda c: element_value(c, bits, dt))
         for c in finite:
-            blk = pack(127, [c] + [0] * 31, bits)
+            blk = pack(127, [c, top] + [0] * 30, bits)
             out = reduce3(blk, pack(127, [0] * 32, bits), tid, OPF_SUM)
             s, codes = unpack(out, bits)
             got = element_value(codes[0], bits, dt) * 2.0 ** (s - 127)
