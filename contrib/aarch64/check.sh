@@ -29,6 +29,8 @@
 #   OPF_QUICK=1        the harness's --quick lengths
 #   OPF_DEEP_ALSO="neon ..."  these configurations also run the deep form on
 #                      their own component alone (CI: OPF_QUICK=1 OPF_DEEP_ALSO=neon)
+#   OPF_DEEP_TYPES="float16 ..."  that deep run on these types only (CI: the
+#                      narrow floats, whose deep form is exhaustive)
 #   MAKEFLAGS          e.g. -j2
 # Needs: g++-aarch64-linux-gnu, qemu-user-static, and the arm64 -dev packages
 # (Debian: dpkg --add-architecture arm64; apt-get install libltdl-dev:arm64
@@ -199,7 +201,10 @@ check_config() {
     *" $config "*)
         own=neon
         [ "$sve" != 0 ] && own=sve$sve
-        conformance_run "$config-deep-$own" --deep --provider "$own" ;;
+        only=""
+        for type in ${OPF_DEEP_TYPES:-}; do only="$only --function $own.*.$type"; done
+        # shellcheck disable=SC2086
+        conformance_run "$config-deep-$own" --deep --provider "$own" $only ;;
     esac
 }
 
