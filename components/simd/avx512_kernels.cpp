@@ -244,8 +244,9 @@ template <class T>
     requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
 struct Avx512Family<base::OpMin, T> { using type = ScreenedRange<false, T>; };
 template <bool IsMax, class Value, class Index>
-    requires(!std::is_same_v<Value, long double>)
+    requires(!std::is_same_v<Value, long double> && !(std::is_same_v<Value, int> && std::is_same_v<Index, int>))
 struct Avx512Family<base::OpLoc<IsMax>, base::Pair<Value, Index>> { using type = MaskLoc<IsMax, Value, Index>; };
+template <bool IsMax> struct Avx512Family<base::OpLoc<IsMax>, base::Pair<int, int>> { using type = KeyLoc<IsMax>; };
 
 struct Avx512 {
     static constexpr std::size_t bytes = 64;
@@ -328,14 +329,9 @@ template <class T> struct NativeFp8Sum : Fp8SumViaHalf<T> {
     {
         using W = typename Via::template Words<V>;
         using H = Vec<_Float16, sizeof(V)>;
-        const W e = Via::round(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))));
-        const W o = Via::round(as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b))));
-        V r = as<V>(e | (o << 8));
-        if constexpr (Via::e4m3) {   // a NaN operand gives the NaN
-            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
-            r |= as<V>(nan) & 0x7f;
-        }
-        return r;
+        const V r = Via::template codes<V>(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))),
+                                     as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b))));
+        return Via::e4m3 ? e4m3_nan_from(a, b, r) : r;
     }
 };
 

@@ -110,6 +110,12 @@ template <class V> [[gnu::always_inline]] inline V loadu(const unsigned char *p)
 }
 template <class V> [[gnu::always_inline]] inline void storeu(unsigned char *p, V v) { __builtin_memcpy(p, &v, sizeof v); }
 
+// The lane-wise minimum / maximum of unsigned lanes, written so that GCC
+// finds vpminu* / vpmaxu* (with a constant for b, GCC 12 rewrites a < b into
+// a <= b - 1 and no longer sees it).
+template <class V> [[gnu::always_inline]] inline V umin(V a, V b) { return a < b ? a : b; }
+template <class V> [[gnu::always_inline]] inline V umax(V a, V b) { return a > b ? a : b; }
+
 // Families whose elements have padding (pairs) set `padded` and store a
 // register of results with their own `store`, which writes data bytes only.
 template <class F> inline constexpr bool has_padding = requires { requires F::padded; };
@@ -403,6 +409,16 @@ template <class Rule> struct BFloat16ViaFloat {
     }
 };
 
+// E4M3's NaN (S.1111.111) has no exponent of its own in binary16 or float,
+// so the fp8 families compute it as a number and set it afterwards, on the
+// codes: r with the NaN code (sign kept) in each byte where a or b is NaN,
+// that is where the larger of the two codes with their sign bits set is 0xff.
+template <class V> [[gnu::always_inline]] inline V e4m3_nan_from(V a, V b, V r)
+{
+    const V sign = V{} + 0x80;
+    return (umax(a | sign, b | sign) == 0xff) ? r | 0x7f : r;
+}
+
 // fp8 (OCP E4M3 / E5M2) through float, base::in_float's rule: a register of
 // codes widens to four registers of floats, the float rule applies, each is
 // rounded once to nearest even, and the four are packed back into one
@@ -475,12 +491,8 @@ template <class Rule, class T> struct Fp8ViaFloat {
         const auto r1 = round(Rule::apply(widen<Isa>(half_of<1>(a0)), widen<Isa>(half_of<1>(b0))));
         const auto r2 = round(Rule::apply(widen<Isa>(half_of<0>(a1)), widen<Isa>(half_of<0>(b1))));
         const auto r3 = round(Rule::apply(widen<Isa>(half_of<1>(a1)), widen<Isa>(half_of<1>(b1))));
-        V r = pack<Isa, V>(r0, r1, r2, r3);
-        if constexpr (e4m3) {   // a NaN operand gives the NaN
-            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
-            r |= as<V>(nan) & 0x7f;
-        }
-        return r;
+        const V r = pack<Isa, V>(r0, r1, r2, r3);
+        return e4m3 ? e4m3_nan_from(a, b, r) : r;
     }
     // Four registers of codes (32-bit lanes, each < 256) as one register of
     // bytes, in order: Isa::pack_bytes where the ISA has one (GCC turns a
@@ -567,17 +579,26 @@ template <class T> struct Fp8SumViaHalf {
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w) >> 1) & 0xbf80u;
         else return w & 0xff00u;
     }
-    // binary16 bits to the code (in the low byte of the lane), nearest even.
+    // binary16 bits to the code, nearest even, in the high byte of the lane
+    // (the low byte is left over): the bits below the code's last are
+    // rounded off by integer addition, the carry running into the exponent.
     template <class W> [[gnu::always_inline]] static W round(W h)
     {
         if constexpr (e4m3) {
-            const W t = h + 0x3fu + ((h >> 7) & 1u);   // |h| < 0x4400: no carry into the sign
-            W mag = (t & 0x7fffu) >> 7;
-            mag = mag < 0x7fu ? mag : 0x7fu;             // beyond 464: NaN
-            return mag | ((h >> 8) & 0x80u);
+            // |h| < 0x4400: no carry into the sign; t << 1 has the magnitude's
+            // code in its high byte, capped at the NaN code (beyond 464: NaN)
+            // by an unsigned minimum (a variable bound: against a constant
+            // GCC 12 emits a compare and a blend instead of vpminuw)
+            const W t = h + 0x3fu + ((h >> 7) & 1u);
+            return (h & 0x8000u) | umin(W(t << 1), W{} + 0x7fffu);
         } else {
-            return (h + 0x7fu + ((h >> 8) & 1u)) >> 8;   // inf stays inf, a NaN (low byte 0) NaN
+            return h + 0x7fu + ((h >> 8) & 1u);   // inf stays inf, a NaN (low byte 0) NaN
         }
+    }
+    // The codes of the even and the odd lanes' sums back into one register of bytes.
+    template <class V, class W> [[gnu::always_inline]] static V codes(W even_sum, W odd_sum)
+    {
+        return as<V>((round(even_sum) >> 8) | (round(odd_sum) & 0xff00u));
     }
     // x + y on 16-bit lanes of binary16 bits.
     template <class Isa, class W> [[gnu::always_inline]] static W add(W x, W y)
@@ -592,13 +613,8 @@ template <class T> struct Fp8SumViaHalf {
     }
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
-        const auto e = round(add<Isa>(even(a), even(b))), o = round(add<Isa>(odd(a), odd(b)));
-        V r = as<V>(e | (o << 8));
-        if constexpr (e4m3) {   // a NaN operand gives the NaN
-            const Mask<V> nan = ((a | 0x80) == 0xff) | ((b | 0x80) == 0xff);
-            r |= as<V>(nan) & 0x7f;
-        }
-        return r;
+        const V r = codes<V>(add<Isa>(even(a), even(b)), add<Isa>(odd(a), odd(b)));
+        return e4m3 ? e4m3_nan_from(a, b, r) : r;
     }
 };
 
@@ -787,6 +803,36 @@ template <bool IsMax, class Value, class Index> struct Loc {
         if constexpr (IsMax) value = as<V>(RMax::apply(va, vb));
         else value = as<V>(RMin::apply(va, vb));
         return __builtin_shuffle(value, index, even_odd<M>);
+    }
+};
+
+// MAXLOC / MINLOC on 2INT ({int value; int index}, 8 bytes, no padding)
+// by one signed 64-bit comparison per pair: the pair's key has the value in
+// its high half and the index below it, the index turned so that, of two
+// equal values, the smaller index is the better key (MAX: index ^
+// 0x7fffffff, as unsigned bits larger for a smaller index; MIN: index ^
+// 0x80000000, as unsigned bits in the index's order). The pair with the
+// better key wins whole, value and index: base::OpLoc on integers, the
+// smaller index on equal values. No shuffles to put values and indices
+// apart, one comparison and one blend a register (MaskLoc: three
+// comparisons and six shuffles per two). The avx512 component's family
+// chooses it (avx512_kernels.cpp: 2INT MAXLOC 16 KiB 115 -> 162 GB/s on an
+// Emerald Rapids Xeon); AVX2, without a 64-bit rotate or a mask register,
+// measured slower with it than with Loc (87 -> 63 GB/s) and keeps Loc.
+template <bool IsMax> struct KeyLoc {
+    using BaseOp = base::OpLoc<IsMax>;
+    using BaseT = base::Pair<int, int>;
+    static_assert(sizeof(BaseT) == 8 && offsetof(BaseT, index) == 4, "value in the low half of the 64-bit lane");
+    template <std::size_t R> using Reg = Vec<uint64_t, R>;
+    template <class V> [[gnu::always_inline]] static Vec<int64_t, sizeof(V)> key(V pair)
+    {
+        constexpr uint64_t turn = IsMax ? 0x7fffffffu : 0x80000000u;
+        return as<Vec<int64_t, sizeof(V)>>(((pair << 32) | (pair >> 32)) ^ turn);
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        const auto ka = key(a), kb = key(b);
+        return (IsMax ? kb > ka : kb < ka) ? b : a;
     }
 };
 
