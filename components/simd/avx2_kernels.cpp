@@ -85,6 +85,7 @@ struct Avx2Family<base::OpMax, T> { using type = ScreenedMinMax<true, T>; };
 template <class T>
     requires(std::is_same_v<T, float> || std::is_same_v<T, double>)
 struct Avx2Family<base::OpMin, T> { using type = ScreenedMinMax<false, T>; };
+template <bool IsMax> struct Avx2Family<base::OpLoc<IsMax>, base::Pair<int, int>> { using type = KeyLoc<IsMax>; };
 
 struct Avx2 {
     static constexpr std::size_t bytes = 32;

@@ -815,10 +815,11 @@ template <bool IsMax, class Value, class Index> struct Loc {
 // better key wins whole, value and index: base::OpLoc on integers, the
 // smaller index on equal values. No shuffles to put values and indices
 // apart, one comparison and one blend a register (MaskLoc: three
-// comparisons and six shuffles per two). The avx512 component's family
-// chooses it (avx512_kernels.cpp: 2INT MAXLOC 16 KiB 115 -> 162 GB/s on an
-// Emerald Rapids Xeon); AVX2, without a 64-bit rotate or a mask register,
-// measured slower with it than with Loc (87 -> 63 GB/s) and keeps Loc.
+// comparisons and six shuffles per two). x86's families choose it
+// (avx512_kernels.cpp, avx2_kernels.cpp; on an Emerald Rapids Xeon, 2INT
+// 16 KiB, worst data kind, of the roofline: avx512 0.54 -> 0.75, avx2 0.38
+// -> 0.42, where the halves are swapped by vpshufd: with AVX2's three-op
+// rotate it was slower than Loc).
 template <bool IsMax> struct KeyLoc {
     using BaseOp = base::OpLoc<IsMax>;
     using BaseT = base::Pair<int, int>;
@@ -827,7 +828,14 @@ template <bool IsMax> struct KeyLoc {
     template <class V> [[gnu::always_inline]] static Vec<int64_t, sizeof(V)> key(V pair)
     {
         constexpr uint64_t turn = IsMax ? 0x7fffffffu : 0x80000000u;
-        return as<Vec<int64_t, sizeof(V)>>(((pair << 32) | (pair >> 32)) ^ turn);
+        V swapped;
+        if constexpr (sizeof(V) == 64) {   // vprolq (port 0; the comparison needs port 5)
+            swapped = (pair << 32) | (pair >> 32);
+        } else {                           // no 64-bit rotate below AVX-512: vpshufd
+            using D = Vec<uint32_t, sizeof(V)>;
+            swapped = as<V>(__builtin_shuffle(as<D>(pair), index_vector<Mask<D>>([](std::size_t k) { return k ^ 1; })));
+        }
+        return as<Vec<int64_t, sizeof(V)>>(swapped ^ turn);
     }
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
