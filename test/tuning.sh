@@ -107,4 +107,40 @@ if contains "$(sed -n 's/^opf_tuning_isa = //p' "$file")" avx2; then
     reject "another ISA set" "$file" "it was measured with ISA set " OPF_MCA_op_base_isa_mask=sse2,sse4_1,avx
 fi
 
+# ---- 4. the cuda component's threshold, on the CPU stand-in ----------------------------
+# Where the cuda component is available, opframe_tune times its mixed calls
+# staged and on the host path (device memory from libcuda.so.1: here the
+# stand-in's) and writes op_cuda_staging_min_count; without it, nothing.
+check "no cuda threshold without the cuda component" lacks "$text" "op_cuda_staging_min_count"
+stub=$top/test/cudastub/.libs
+if [ -f "$stub/opf_op_cuda.so" ] && [ -e "$stub/libcuda.so.1" ]; then
+    cfile=$scratch/cuda.conf
+    OPF_MCA_mca_component_path=$stub LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        "$top/tools/opframe_tune" --quick --output "$cfile" 2>"$scratch/tune-cuda.err"
+    check "opframe_tune --quick with the cuda component succeeds" test $? -eq 0
+    ctext=$(cat "$cfile" 2>/dev/null)
+    grep 'cuda' "$scratch/tune-cuda.err"
+    check "the staged and host-path times at each count" contains "$ctext" \
+        "# cuda: mixed synchronous calls (SUM FLOAT, host in, device inout), staged / on the host, us at each count: 1: "
+    chosen=$(sed -n 's/^op_cuda_staging_min_count = \([0-9]*\)$/\1/p' "$cfile")
+    case " 1 256 4096 8192 " in
+    *" $chosen "*) check "op_cuda_staging_min_count is a count measured (or twice the largest): $chosen" true ;;
+    *) check "op_cuda_staging_min_count is a count measured (or twice the largest), not '$chosen'" false ;;
+    esac
+    params=$(OPF_TUNE_FILE_USER="$cfile" OPF_MCA_mca_component_path=$stub LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        "$info" --param op cuda --level 9 2>&1)
+    check "... read back from the tuning file" contains "$params" \
+        "\"op_cuda_staging_min_count\" (current value: "
+    check "... its source the tuning file" contains "$params" "data source: tuning file $cfile:"
+    # No device: said in the file, nothing set.
+    CUDASTUB_DEVICES=0 OPF_MCA_mca_component_path=$stub LD_LIBRARY_PATH=$stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        "$top/tools/opframe_tune" --quick --output "$scratch/nodev.conf" 2>/dev/null
+    ntext=$(cat "$scratch/nodev.conf" 2>/dev/null)
+    check "no device: the file says why the threshold was not measured" contains "$ntext" \
+        "# cuda: op_cuda_staging_min_count not measured: "
+    check "... and sets none" lacks "$ntext" "op_cuda_staging_min_count = "
+else
+    echo "SKIP: the cuda threshold (no cuda component on the stand-in in this build)"
+fi
+
 summary

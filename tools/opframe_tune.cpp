@@ -20,6 +20,11 @@
 //                component's non-temporal 3-buffer kernel beats its plain one
 //   op_base_threads_min_bytes  the worker pool: from which size two threads
 //                beat one on the full call (each thread's share is written)
+//   op_cuda_staging_min_count  where the cuda component is available (a
+//                GPU): from which count a mixed synchronous call (a host
+//                input, a device inout) is faster staged (the host operand
+//                copied to the device, computed there) than on the host path
+//                (the device operand copied to the host and back)
 //   opf_tuning_aftereffect   per ISA: how much slower a fixed scalar + AVX2
 //                workload runs right after each call of that ISA's kernel
 //                than after the base's, at a collective's call rate (the
@@ -44,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -186,6 +192,67 @@ bool param_exists(const std::string &name)
     char v[256];
     return opf_param_get(name.c_str(), v, sizeof v) == OPF_SUCCESS;
 }
+
+// Device memory for the cuda component's mixed calls, from the driver library
+// the component opens itself (libcuda.so.1, its entry points through
+// cuGetProcAddress_v2): opframe_tune links no CUDA library and runs where
+// there is none. Device 0's primary context, current on this thread, as the
+// CUDA runtime inside the component uses it.
+class DeviceBuffer {
+public:
+    explicit DeviceBuffer(std::size_t bytes)
+    {
+        lib_ = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        using GetProc = int (*)(const char *, void **, int, unsigned long long, int *);
+        const auto get_proc = lib_ ? reinterpret_cast<GetProc>(dlsym(lib_, "cuGetProcAddress_v2")) : nullptr;
+        if (!get_proc) { why_ = "no CUDA driver with cuGetProcAddress_v2 (libcuda.so.1)"; return; }
+        auto entry = [&](const char *name, int version, auto &fn) {
+            void *p = nullptr;
+            int found = 0;
+            if (get_proc(name, &p, version, 0, &found) != 0 || !p) why_ = std::string("the CUDA driver lacks ") + name;
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+        };
+        int (*init)(unsigned) = nullptr;
+        int (*device_get)(int *, int) = nullptr;
+        int (*retain)(void **, int) = nullptr;
+        int (*set_current)(void *) = nullptr;
+        int (*alloc)(unsigned long long *, std::size_t) = nullptr;
+        entry("cuInit", 2000, init);
+        entry("cuDeviceGet", 2000, device_get);
+        entry("cuDevicePrimaryCtxRetain", 7000, retain);
+        entry("cuCtxSetCurrent", 4000, set_current);
+        entry("cuMemAlloc", 3020, alloc);
+        entry("cuMemFree", 3020, free_);
+        entry("cuDevicePrimaryCtxRelease", 11000, release_);
+        if (!why_.empty()) return;
+        void *ctx = nullptr;
+        int rc = init(0);
+        if (rc == 0) rc = device_get(&device_, 0);
+        if (rc == 0) rc = retain(&ctx, device_);
+        if (rc == 0) retained_ = true, rc = set_current(ctx);
+        if (rc == 0) rc = alloc(&ptr_, bytes);
+        if (rc != 0) why_ = "CUDA device 0 gave no memory (CUresult " + std::to_string(rc) + ")", ptr_ = 0;
+    }
+    ~DeviceBuffer()
+    {
+        if (ptr_) free_(ptr_);
+        if (retained_) release_(device_);
+        // (the driver library stays loaded: the component holds it too)
+    }
+    DeviceBuffer(const DeviceBuffer &) = delete;
+    DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+    void *get() const { return reinterpret_cast<void *>(uintptr_t(ptr_)); }
+    const std::string &why() const { return why_; }
+
+private:
+    void *lib_ = nullptr;
+    int (*free_)(unsigned long long) = nullptr;
+    int (*release_)(int) = nullptr;
+    unsigned long long ptr_ = 0;
+    int device_ = 0;
+    bool retained_ = false;
+    std::string why_;
+};
 
 } // namespace
 
@@ -565,6 +632,57 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "opframe_tune: op_base_threads_min_bytes = %ld (%s)\n", share, detail.c_str());
     } else {
         out.add("# Worker pool: not measured (one core)");
+    }
+
+    // 6. The cuda component (a GPU): its mixed synchronous calls staged or on the host path.
+    const bool have_cuda = std::any_of(providers.begin(), providers.end(), [](const Provider &p) { return p.name == "cuda"; });
+    if (have_cuda && param_exists("op_cuda_staging_min_count")) {
+        const std::vector<long> counts = mode.quick ? std::vector<long>{1, 256, 4096}
+                                                    : std::vector<long>{1, 16, 256, 4096, 65536, 1L << 20};
+        DeviceBuffer device(std::size_t(counts.back()) * sizeof(float));
+        void *dev = device.get();
+        const int rc = dev ? opf_reduce_local(buf.a, dev, 1, OPF_FLOAT, OPF_SUM) : OPF_SUCCESS;
+        if (!dev || rc != OPF_SUCCESS) {
+            const std::string why = dev ? std::string("a mixed call failed: ") + opf_last_error() : device.why();
+            out.add("# cuda: op_cuda_staging_min_count not measured: " + why);
+            std::fprintf(stderr, "opframe_tune: cuda: not measured: %s\n", why.c_str());
+        } else {
+            // Staged from count 1, or never up to twice the largest count, set
+            // before each sample (the parameter is live: read at every call).
+            const std::string never = std::to_string(2 * counts.back());
+            std::map<long, std::vector<double>> staged, host;
+            const Mode saved = mode;
+            mode.samples = 1;
+            for (int round = 0; round < saved.samples; ++round)
+                for (long count : counts) {
+                    auto call = [&, n = opf_count_t(count)] { opf_reduce_local(buf.a, dev, n, OPF_FLOAT, OPF_SUM); };
+                    opf_param_set("op_cuda_staging_min_count", "1");
+                    staged[count].push_back(median_ns(call));
+                    opf_param_set("op_cuda_staging_min_count", never.c_str());
+                    host[count].push_back(median_ns(call));
+                }
+            mode = saved;
+            opf_param_set("op_cuda_staging_min_count", nullptr);
+            auto median = [](std::vector<double> v) {
+                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+                return v[v.size() / 2];
+            };
+            std::string detail;
+            for (long count : counts) {
+                char item[96];
+                std::snprintf(item, sizeof item, "%ld: %.1f / %.1f", count, median(staged[count]) / 1e3,
+                              median(host[count]) / 1e3);
+                detail += (detail.empty() ? "" : ", ") + std::string(item);
+            }
+            const long from = crossover(counts, [&](long c) { return median(staged[c]) <= median(host[c]); });
+            const long chosen = from < 0 ? 2 * counts.back() : from;
+            out.add("# cuda: mixed synchronous calls (SUM FLOAT, host in, device inout), staged / on the host, us "
+                    "at each count: " + detail + (from < 0 ? "; staging never won: the host path up to twice the "
+                                                            "largest count"
+                                                          : "; staged from the first count it won at and above"));
+            out.add("op_cuda_staging_min_count = " + std::to_string(chosen));
+            std::fprintf(stderr, "opframe_tune: op_cuda_staging_min_count = %ld (%s)\n", chosen, detail.c_str());
+        }
     }
 
     if (!pins.empty()) {

@@ -673,6 +673,46 @@ CUresult CUDAAPI stub_cuCtxSetCurrent(CUcontext ctx)
     if (current && current->primary) primary_made[std::size_t(current->device)] = true;
     return CUDA_SUCCESS;
 }
+// Devices and device memory through the driver API (opframe_tune's mixed
+// calls allocate this way: it links no CUDA library).
+CUresult CUDAAPI stub_cuDeviceGetCount(int *count)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    *count = n_devices;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stub_cuDeviceGet(CUdevice *dev, int ordinal)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    model();
+    if (!dev || ordinal < 0 || ordinal >= n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    *dev = ordinal;
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stub_cuMemAlloc(CUdeviceptr *ptr, std::size_t bytes)
+{
+    COUNTED();
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!ptr) return CUDA_ERROR_INVALID_VALUE;
+    void *p = nullptr;
+    if (allocate(&p, bytes, Kind::Device, -1) != cudaSuccess) return CUDA_ERROR_OUT_OF_MEMORY;
+    *ptr = CUdeviceptr(reinterpret_cast<uintptr_t>(p));
+    return CUDA_SUCCESS;
+}
+CUresult CUDAAPI stub_cuMemFree(CUdeviceptr ptr)
+{
+    COUNTED();
+    std::lock_guard<std::recursive_mutex> lock(mu);
+    if (!initialized.load()) return CUDA_ERROR_NOT_INITIALIZED;
+    drain_all();
+    return release(reinterpret_cast<void *>(uintptr_t(ptr))) == cudaSuccess ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
 CUresult CUDAAPI stub_cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev)
 {
     COUNTED();
@@ -1170,6 +1210,10 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **fn, int, cuuint64_t
         {"cuDevicePrimaryCtxRelease", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxRelease)},
         {"cuDevicePrimaryCtxGetState", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxGetState)},
         {"cuDevicePrimaryCtxReset", reinterpret_cast<void *>(&stub_cuDevicePrimaryCtxReset)},
+        {"cuDeviceGetCount", reinterpret_cast<void *>(&stub_cuDeviceGetCount)},
+        {"cuDeviceGet", reinterpret_cast<void *>(&stub_cuDeviceGet)},
+        {"cuMemAlloc", reinterpret_cast<void *>(&stub_cuMemAlloc)},
+        {"cuMemFree", reinterpret_cast<void *>(&stub_cuMemFree)},
     };
     if (!symbol || !fn) return CUDA_ERROR_INVALID_VALUE;
     *fn = nullptr;
