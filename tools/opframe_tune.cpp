@@ -47,6 +47,8 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <dlfcn.h>
@@ -77,6 +79,11 @@ std::vector<double> medians_ns(const std::vector<std::function<void()>> &fns)
     return timing::medians_ns(fns, mode.samples, mode.sample_ns);
 }
 double median_ns(const std::function<void()> &fn) { return medians_ns({fn})[0]; }
+double median_of(std::vector<double> v)
+{
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
 
 // Three zeroed 64-byte aligned buffers: zero is a normal value of every
 // kernel type (no denormal, NaN or overflow slows a kernel down).
@@ -156,8 +163,7 @@ double workload_after(const std::function<void()> &kernel, bool avx2)
         ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count());
     }
     (void)avx2;
-    std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
-    return ns[ns.size() / 2];
+    return median_of(std::move(ns));
 }
 
 // A slot is pinned against the priorities only when the measured winner is
@@ -608,10 +614,7 @@ int main(int argc, char **argv)
         mode = saved;
         std::map<long, double> one, two;
         for (int k = 0; k < 2; ++k)
-            for (auto &[size, v] : samples[k]) {
-                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-                (k == 0 ? one : two)[size] = v[v.size() / 2];
-            }
+            for (const auto &[size, v] : samples[k]) (k == 0 ? one : two)[size] = median_of(v);
         opf_finalize();
         opf_param_set("op_base_threads", nullptr);
         opf_param_set("op_base_threads_min_bytes", nullptr);
@@ -663,18 +666,14 @@ int main(int argc, char **argv)
                 }
             mode = saved;
             opf_param_set("op_cuda_staging_min_count", nullptr);
-            auto median = [](std::vector<double> v) {
-                std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-                return v[v.size() / 2];
-            };
             std::string detail;
             for (long count : counts) {
                 char item[96];
-                std::snprintf(item, sizeof item, "%ld: %.1f / %.1f", count, median(staged[count]) / 1e3,
-                              median(host[count]) / 1e3);
+                std::snprintf(item, sizeof item, "%ld: %.1f / %.1f", count, median_of(staged[count]) / 1e3,
+                              median_of(host[count]) / 1e3);
                 detail += (detail.empty() ? "" : ", ") + std::string(item);
             }
-            const long from = crossover(counts, [&](long c) { return median(staged[c]) <= median(host[c]); });
+            const long from = crossover(counts, [&](long c) { return median_of(staged[c]) <= median_of(host[c]); });
             const long chosen = from < 0 ? 2 * counts.back() : from;
             out.add("# cuda: mixed synchronous calls (SUM FLOAT, host in, device inout), staged / on the host, us "
                     "at each count: " + detail + (from < 0 ? "; staging never won: the host path up to twice the "
