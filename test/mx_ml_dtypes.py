@@ -10,11 +10,13 @@ float6_e3m2fn, float6_e2m3fn, float4_e2m1fn) and the E8M0 scale
      element, which keeps the scale; SUM with the all-zero block at the
      same scale, read back through ml_dtypes) to ml_dtypes' value of that
      code;
-  2. random blocks at equal scales (the exact sum of two elements is then a
-     float32, so ml_dtypes' float32 -> element cast sees the exact value):
-     SUM and MAX quantized with the OCP MX v1.0 rule where ml_dtypes does
-     the scale (E8M0 of 2^shared_exp) and the element rounding (its cast,
-     nearest even), values beyond the largest element clipped first.
+  2. random blocks at scales up to 6 binades apart (the exact sum of two
+     elements is a float64; its cast to float32 before ml_dtypes' element
+     cast rounds twice, which for a sum of two p-bit numbers and 24 >=
+     2p + 1 bits is rounding once, Figueroa 1995): SUM and MAX quantized
+     with the OCP MX v1.0 rule where ml_dtypes does the scale (E8M0 of
+     2^shared_exp) and the element rounding (its cast, nearest even),
+     values beyond the largest element clipped first.
 
 Differences of rule, and why opframe's is the documented one:
   * ml_dtypes' casts to float8_e4m3fn / float8_e5m2 do not saturate (a value
@@ -145,11 +147,12 @@ def main():
         # 2. random blocks at equal scales: SUM and MAX through the OCP rule with ml_dtypes' rounding
         for _ in range(300):
             s = rng.randrange(100, 150)
+            d = rng.choice([0, 0, 0, rng.randrange(-6, 7)])   # b's scale against a's
             ca = [rng.choice(finite) for _ in range(32)]
             cb = [rng.choice(finite) for _ in range(32)]
             for op in (OPF_SUM, OPF_MAX):
                 va = [element_value(c, bits, dt) for c in ca]
-                vb = [element_value(c, bits, dt) for c in cb]
+                vb = [element_value(c, bits, dt) * 2.0 ** d for c in cb]
                 ex = [x + y if op == OPF_SUM else max(x, y) for x, y in zip(va, vb)]  # exact in float64
                 amax = max(abs(v) for v in ex)
                 if amax == 0:
@@ -162,14 +165,14 @@ def main():
                 rel = shared - (s - 127)  # the element scale relative to the inputs'
                 want_codes = [encode(v / 2.0 ** rel, bits, dt, largest) for v in ex]
                 want_vals = [element_value(c, bits, dt) for c in want_codes]
-                got_s, got_codes = unpack(reduce3(pack(s, ca, bits), pack(s, cb, bits), tid, op), bits)
+                got_s, got_codes = unpack(reduce3(pack(s, ca, bits), pack(s + d, cb, bits), tid, op), bits)
                 got_vals = [element_value(c, bits, dt) for c in got_codes]
                 checks += 1
                 if got_s != scale_byte or got_vals != want_vals:
                     failures += 1
                     if failures < 10:
-                        print("FAIL %s op %d scale %d: got scale %d %r, want %d %r" % (
-                            name, op, s, got_s, got_vals, scale_byte, want_vals))
+                        print("FAIL %s op %d scales %d, %d: got scale %d %r, want %d %r" % (
+                            name, op, s, s + d, got_s, got_vals, scale_byte, want_vals))
     print("mx_ml_dtypes: %d checks, %d failed" % (checks, failures))
     return 1 if failures else 0
 
