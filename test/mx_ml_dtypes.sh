@@ -6,10 +6,17 @@ check_name=mx_ml_dtypes
 command -v python3 >/dev/null 2>&1 || { echo "mx_ml_dtypes: SKIP (no python3)"; exit 77; }
 lib=$top/.libs/libopframe.so
 # A sanitizer build (CI step 20): python3 can load the library only with the
-# sanitizer's runtime loaded first; leaks are python's own, not looked for.
-runtime=$(ldd "$lib" 2>/dev/null | awk '/libasan|libtsan/ {print $3; exit}')
-if [ -n "$runtime" ]; then
-    LD_PRELOAD=$runtime${LD_PRELOAD:+:$LD_PRELOAD} ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+# sanitizers' runtimes loaded first (libtool's shared library leaves them to
+# the program; python3 has none); leaks are python's own, not looked for.
+preload=""
+for pair in __asan_init:libasan.so __ubsan_handle:libubsan.so __tsan_init:libtsan.so; do
+    if nm -D --undefined-only "$lib" 2>/dev/null | grep -q "${pair%%:*}"; then
+        runtime=$(${CC:-gcc} -print-file-name="${pair#*:}" 2>/dev/null)
+        [ -f "$runtime" ] && preload=$preload${preload:+:}$runtime
+    fi
+done
+if [ -n "$preload" ]; then
+    LD_PRELOAD=$preload${LD_PRELOAD:+:$LD_PRELOAD} ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     export LD_PRELOAD ASAN_OPTIONS
 fi
 OPF_LIB=$lib OPF_MCA_mca_component_path=$(built_components_path) python3 "$(dirname "$0")/mx_ml_dtypes.py" "$@"
