@@ -33,11 +33,12 @@ OMPI_INFO=${OPF_OMPI_INFO:-ompi_info}
 # check`, each collective of 2 ranks on 2 cores waits for a time slice (with
 # one core kept busy, 30 s per case on the --quick counts, 3 s on --smoke).
 # The deep form (OPF_CHECK_DEPTH=deep, CI) runs every case in full at 2 and
-# 4 ranks, and the valgrind run, except the broken installs and stock's
-# base-only case: they prove that the job falls back to stock kernels and
-# says so, which --smoke shows as well, while the stock cases check those
-# kernels in full (a full matrix in each cost CI's deep step five minutes
-# beside the other tests).
+# 4 ranks, and the valgrind run, except the broken installs, the misspelt
+# settings and stock's base-only case (run_degraded): they prove that the
+# job falls back to stock kernels, or carries on, and says so, which --smoke
+# shows as well, while the bridge and stock cases check the kernels in full
+# (a matrix in each of them cost CI's deep step seven minutes beside the
+# other tests).
 case ${OPF_CHECK_DEPTH:-quick} in
 deep | slow) NPS=${OPF_TEST_NP:-"2 4"} subset="" matrix="" degraded=--smoke deep=1 ;;
 *) NPS=${OPF_TEST_NP:-2} subset=--smoke matrix=--quick degraded=--smoke deep=0 OPF_TEST_VALGRIND=${OPF_TEST_VALGRIND:-0} ;;
@@ -308,14 +309,14 @@ fi
 # 4b. opf_init fails: a misspelt component in opframe's `op` parameter, from
 # each of a user's sources. The job hears it once (rank 0), at default verbosity.
 nosuch='opframe is off, .*unknown component "nosuch"'
-run "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
+run_degraded "misspelt-op-mca" 2 stock --mca op_opframe_op nosuch -- --quick
 said_once misspelt-op-mca "$nosuch"
 if deep_only "misspelt-op-mca-exclude, misspelt-op-params, broken-opf-init"; then
-    run "misspelt-op-mca-exclude" 2 stock --mca op_opframe_op ^nosuch -- --quick
+    run_degraded "misspelt-op-mca-exclude" 2 stock --mca op_opframe_op ^nosuch -- --quick
     said_once misspelt-op-mca-exclude "$nosuch"
-    run "misspelt-op-params" 2 stock --mca op_opframe_params op=avx512,nosuch -- --quick
+    run_degraded "misspelt-op-params" 2 stock --mca op_opframe_params op=avx512,nosuch -- --quick
     said_once misspelt-op-params "$nosuch"
-    run "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch -- --quick
+    run_degraded "broken-opf-init" 2 stock -x OPF_MCA_op=nosuch -- --quick
     said_once broken-opf-init "$nosuch"
 fi
 # 4b'. Open MPI's variables under op_opframe_ that the bridge did not register
@@ -327,7 +328,7 @@ cp "$component" "$scratch/vendorx/.openmpi/components/"
 cp "$home"/.opframe/components/* "$scratch/vendorx/.opframe/components/" 2>/dev/null
 echo "not a shared object" >"$scratch/vendorx/.opframe/components/opf_op_vendorx.so"
 home=$scratch/vendorx
-run "unknown-mca-names" 2 opframe --mca op_opframe_opp avx2 --mca op_opframe_op_base_threads abc \
+run_degraded "unknown-mca-names" 2 opframe --mca op_opframe_opp avx2 --mca op_opframe_op_base_threads abc \
     --mca op_opframe_op_vendorx_priority 60 --mca op_opframe_params "opp=avx2" -- --quick
 said_once unknown-mca-names 'op_opframe_opp="avx2" is ignored: no such parameter .*(did you mean op_opframe_op?)'
 said_once unknown-mca-names 'op_opframe_op_base_threads: .*invalid value "abc" .*op_base_threads'
