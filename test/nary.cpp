@@ -32,6 +32,7 @@
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
+#include "base/kernels.h"
 #include "base/storage.h"
 
 namespace {
@@ -113,7 +114,7 @@ void check_chain(int op_id, int type_id, opf_count_t n, bool odd)
     // The MX block types' n-ary result is quantized once, not the chain
     // (opframe(7)): here only k = 1 (a copy) and k = 2 (the 3-buffer call);
     // test/conformance and test/mx_exhaustive check the rest.
-    const bool block = kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8;
+    const bool block = opf::base::kernel_type_is_block(kt);
     for (int k : {1, 2, 3, 4, 5, 6, 7, 8, OPF_REDUCE_N_MAX}) {
         if (block && k > 2 && op_id != OPF_OPID_REPLACE && op_id != OPF_OPID_NO_OP) continue;
         // sources at an odd address when `odd` (the base serves them)
@@ -195,8 +196,7 @@ void check_providers(const std::vector<std::string> &providers, int deep)
                 // microseconds a block on the base's exact path) keep the
                 // quick form in the deep one, as in the conformance engine:
                 // their deep lengths at 64 inputs cost minutes of CI.
-                const bool block = kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8;
-                const bool deep_here = deep && !block;
+                const bool deep_here = deep && !opf::base::kernel_type_is_block(kt);
                 for (const std::string &p : providers)
                     for (opf_count_t n : deep_here ? lengths : quick_lengths) {
                         opf_kernel_n_fn *fn = nullptr;
