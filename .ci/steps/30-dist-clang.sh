@@ -29,8 +29,10 @@ clang --version | head -n 1
 # -gdwarf-4: Debian 12's valgrind (3.19, used by test/components.sh) cannot
 # read the DWARF 5 that clang 14 writes by default.
 flags="-O2 -g1 -gdwarf-4"
+# nvcc --threads: the six architectures' device code compiled side by side
+# (the module's one large compile, otherwise last and alone on one core).
 step "configure (VPATH, read-only source, clang, --without-ompi)" sh -c \
-    "'$src/configure' -q --prefix='$work/inst' --without-ompi CC=clang CXX=clang++ CFLAGS='$flags' CXXFLAGS='$flags' >configure.log 2>&1 ||
+    "'$src/configure' -q --prefix='$work/inst' --without-ompi CC=clang CXX=clang++ CFLAGS='$flags' CXXFLAGS='$flags' NVCCFLAGS='--threads $(nproc)' >configure.log 2>&1 ||
      { tail -30 configure.log; false; }" || finish
 step "config.h leaves OPF_HAVE_OMPI undefined" sh -c '! grep -q "^#define OPF_HAVE_OMPI" config.h'
 step "make" sh -c 'make -j"$(nproc)" >build.log 2>&1 || { tail -40 build.log; false; }' || finish

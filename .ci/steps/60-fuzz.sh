@@ -1,12 +1,12 @@
 # Fuzzing (issue 12): every libFuzzer target in fuzz/ (parameter file and
 # value parsers; op list, pins, .la and ELF headers; derived types reduced on
-# exact-span buffers) runs CI_FUZZ_SECONDS (default 40) on its seed corpus,
+# exact-span buffers) runs CI_FUZZ_SECONDS (default 25) on its seed corpus,
 # built with clang + ASan + UBSan. Any crash, hang (10 s on one input), leak
 # or sanitizer report fails the target. Counts: one per target. Budget: about
 # 3 min to compile the library instrumented on 2 cores, then 40 s per target, two at a time.
 . "$CI_ROOT/.ci/lib.sh"
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
-seconds=${CI_FUZZ_SECONDS:-40}
+seconds=${CI_FUZZ_SECONDS:-25}
 echo "fuzz: each target for $seconds s"
 ./autogen.sh >/dev/null && ./configure -q && make fuzz FUZZ_SECONDS="$seconds" >fuzz.log 2>&1; rc=$?
 grep -E '^fuzz:|^    \|' fuzz.log | grep -v '^    | *#[0-9]'
