@@ -19,6 +19,7 @@
 //                    [--provider NAME]... [--native] [-v] [--self-test]
 
 #include "test/engine/reference.h"
+#include "base/kernels.h"
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -84,6 +85,8 @@ struct CallInfo {
 };
 
 struct Harness;
+// The quick form's lengths (make check), which the MX block types keep below --slow.
+const std::vector<size_t> kQuickLengths = {0, 1, 3, 8, 17, 65, 1000};
 class Reporter {
 public:
     uint64_t seed = 0;
@@ -706,9 +709,8 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
     // block on the base's exact path) take the quick lengths below --slow:
     // test/mx_exhaustive runs every pair of their element codes through
     // every provider, and CI's deep tier could not afford more.
-    const bool block = kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8;
-    static const std::vector<size_t> block_lengths = {0, 1, 3, 8, 17, 65, 1000};
-    for (size_t n : block && !h.opt.e.slow() ? block_lengths : h.lengths) {
+    const bool block = opf::base::kernel_type_is_block(kt);
+    for (size_t n : block && !h.opt.e.slow() ? kQuickLengths : h.lengths) {
         run(s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n), false);
         run_n(n, false);
     }
@@ -1341,7 +1343,7 @@ int main(int argc, char** argv)
     }
 
     if (h.opt.e.quick())
-        h.lengths = {0, 1, 3, 8, 17, 65, 1000};
+        h.lengths = kQuickLengths;
     else if (h.opt.e.slow())
         h.lengths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 47, 63, 64, 65, 127, 128, 129, 255,
                      257, 1000, 4099, 65537};
