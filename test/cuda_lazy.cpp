@@ -16,10 +16,14 @@
 //      thread's and another's), static, mmap'd and large malloc'd buffers,
 //      2-buffer, 3-buffer and n-ary calls: 0 on the heap, the stacks and
 //      static data (issue 33); elsewhere at most one per call while the
-//      driver is not initialised (is it?), and once it is, one pointer query
-//      per distinct buffer (an in-place operand once); a host mapping freed
-//      and reused for device memory is then a device call, never a stale
-//      host answer;
+//      driver is not initialised (is it?), and once it is, none in steady
+//      state (issue 33: the component remembers host mappings while the
+//      driver maps nothing) and, with op_cuda_host_cache=false, one pointer
+//      query per distinct buffer (an in-place operand once); a remembered
+//      host mapping freed and reused for device, managed or pool memory
+//      (mapped by mmap or by syscall(2)) is then a device call, never a
+//      stale host answer (each case in a child: a stale answer about device
+//      memory is a fault);
 //   4. (a child process, a stand-in without devices) host calls unchanged
 //      after the application's cuInit; a stream call fails with OPF_ERR_OP
 //      and "no CUDA device", found then, not at opf_init.
@@ -120,9 +124,9 @@ PerCall driver_calls_per_reduction(BufferKind kind)
     }
     std::fill(buf, buf + kCallFloats, 1.0f);
     const int rounds = 20;
-    auto per_call = [&](auto &&call) {
+    auto per_call = [&](auto &&call) {   // in steady state: two calls first (a mapping is remembered at the second)
+        bool ok = call() == OPF_SUCCESS && call() == OPF_SUCCESS;
         const uint64_t before = cudastub::calls("cu", "opf_op_cuda");
-        bool ok = true;
         for (int i = 0; i < rounds; ++i) ok &= call() == OPF_SUCCESS;
         check(ok, "host reductions on %s buffers", buffer_kind_names[kind]);
         return double(cudastub::calls("cu", "opf_op_cuda") - before) / rounds;
@@ -142,17 +146,23 @@ PerCall driver_calls_per_reduction(BufferKind kind)
 // kind. Heap, stack (any thread's) and static buffers cost none (issue 33:
 // the framework does not ask the hooks about them); a call with buffers
 // elsewhere asks whether the driver is initialised once per call (not once
-// per buffer, n-ary calls too), and once it is, one pointer query per
-// distinct buffer outside them (an in-place operand is asked about once).
-void check_driver_calls(bool initialised, PerCall (&got)[kBufferKinds])
+// per buffer, n-ary calls too), and once it is, nothing in steady state
+// (issue 33: remembered host mappings), or with op_cuda_host_cache=false
+// one pointer query per distinct buffer outside them (an in-place operand
+// is asked about once).
+enum class Driver { kNotInitialised, kInitialised, kInitialisedNoCache };
+const char *const driver_state_names[] = {"not initialised", "initialised",
+                                          "initialised, op_cuda_host_cache=false"};
+void check_driver_calls(Driver driver, PerCall (&got)[kBufferKinds])
 {
-    const char *state = initialised ? "initialised" : "not initialised";
+    const char *state = driver_state_names[int(driver)];
+    const bool asks = driver == Driver::kInitialisedNoCache;
     for (int k = 0; k < kBufferKinds; ++k) {
         const BufferKind kind = BufferKind(k);
         const PerCall r = got[k] = driver_calls_per_reduction(kind);
-        const bool none = free_kind(kind);
-        const double want2 = none ? 0 : initialised ? 2 : 1, want3 = none ? 0 : initialised ? 3 : 1,
-                     want_in_place = none ? 0 : initialised ? 2 : 1, want_n = none ? 0 : initialised ? 6 : 1;
+        const bool none = free_kind(kind) || driver == Driver::kInitialised;
+        const double want2 = none ? 0 : asks ? 2 : 1, want3 = none ? 0 : asks ? 3 : 1,
+                     want_in_place = none ? 0 : asks ? 2 : 1, want_n = none ? 0 : asks ? 6 : 1;
         check(r.reduce2 <= want2 && r.reduce3 <= want3 && r.in_place3 <= want_in_place && r.nary <= want_n,
               "driver %s, %s buffers: %.2f / %.2f / %.2f / %.2f driver calls per opf_reduce_local / _local3 / "
               "_local3 in place / _local_n of 5 (want at most %g / %g / %g / %g)", state, buffer_kind_names[k],
@@ -169,39 +179,92 @@ void print_driver_calls(const char *state, const PerCall (&got)[kBufferKinds])
                     got[k].in_place3, got[k].nary, k + 1 < kBufferKinds ? ";" : "\n");
 }
 
-// Issue 33: no answer about a mapping is remembered. A host mapping reduced
-// on, unmapped, and its addresses reused for device memory: a call on the
-// same address then runs as a device call (a stale "host" would run host
-// code on device memory: a fault).
-void check_reused_mapping()
+// Issue 33: a host mapping remembered (reduced on until the component asks
+// the driver nothing about it), unmapped, and its addresses reused for
+// memory the driver claims: a call on the same address then runs as a
+// device call. A stale "host" would run host code there: on device memory a
+// fault, on managed memory no launch. Each kind in a child process, so that
+// a fault is a failed check.
+enum class Reuse { kDevice, kManaged, kPool, kDeviceBySyscall, kCount };
+const char *const reuse_names[] = {"device memory", "managed memory", "pool memory (cudaMallocFromPoolAsync)",
+                                   "device memory mapped through syscall(2)"};
+void *allocate_claimed(Reuse kind, std::size_t bytes)
 {
+    switch (kind) {
+    case Reuse::kManaged: return cudastub::managed_alloc(bytes);
+    case Reuse::kPool: {
+        cudaMemPoolProps props{};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = 0;
+        cudaMemPool_t pool = nullptr;
+        void *p = nullptr;
+        if (cudaMemPoolCreate(&pool, &props) != cudaSuccess || cudaMallocFromPoolAsync(&p, bytes, pool, 0) != cudaSuccess)
+            return nullptr;
+        return p;
+    }
+    default: return cudastub::device_alloc(bytes, 0);
+    }
+}
+int reused_mapping(Reuse kind)
+{
+    const int failed_before = failures;   // the parent's, inherited
+    if (kind == Reuse::kDeviceBySyscall) setenv("CUDASTUB_MAP_BY", "syscall", 1);
+    const char *name = reuse_names[int(kind)];
     constexpr std::size_t bytes = 1 << 20;
     void *host = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     auto *f = static_cast<float *>(host);
     std::fill(f, f + 128, 1.0f);
-    check(opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS && f[64] == 2.0f, "host SUM on a mapping");
+    bool ok = true;
+    for (int i = 0; i < 2; ++i) ok &= opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS;
+    const uint64_t queries = cudastub::counters().pointer_queries;
+    ok &= opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS && f[64] == 4.0f;
+    check(ok && cudastub::counters().pointer_queries == queries,
+          "before the %s case: host SUM on a mapping, remembered at the second call (%llu pointer queries at the "
+          "third)", name, (unsigned long long)(cudastub::counters().pointer_queries - queries));
     munmap(host, bytes);
-    void *dev = nullptr;
-    for (int tries = 0; tries < 8 && dev != host; ++tries) {   // the kernel usually hands the same range back
+    // The allocation is the one mapping call between the remembered answer
+    // and the reduction (the stand-in's copies change protections, which
+    // would hide a miscounted allocation): its memory is reduced as mapped,
+    // zeros, and read back afterwards.
+    void *dev = allocate_claimed(kind, bytes);
+    if (dev != host) {   // the kernel hands the highest free range back: the one just unmapped
+        std::printf("cuda_lazy: the freed mapping's addresses were not reused for %s here (%p, %p): case not run\n",
+                    name, host, dev);
         if (dev) cudastub::free(dev);
-        dev = cudastub::device_alloc(bytes, 0);
+        return failures - failed_before;
     }
-    if (dev != host) {
-        std::printf("cuda_lazy: the freed mapping's addresses were not reused for device memory here (%p, %p): "
-                    "reuse case not run\n", host, dev);
-        if (dev) cudastub::free(dev);
-        return;
-    }
-    std::vector<float> ones(128, 1.0f);
-    cudastub::copy_to_device(dev, ones.data(), ones.size() * sizeof(float));
     const uint64_t launches = cudastub::counters().launches;
     const int rc = opf_reduce_local(dev, static_cast<float *>(dev) + 64, 64, OPF_FLOAT, OPF_SUM);
-    std::vector<float> back(128);
+    const uint64_t launched = cudastub::counters().launches - launches;
+    std::vector<float> back(128, 1.0f);
     cudastub::copy_from_device(back.data(), dev, back.size() * sizeof(float));
-    check(rc == OPF_SUCCESS && back[64] == 2.0f && cudastub::counters().launches > launches,
-          "a freed host mapping reused for device memory at the same address runs as a device call (rc %d: %s)", rc,
-          opf_last_error());
+    check(rc == OPF_SUCCESS && back[64] == 0.0f && launched > 0,
+          "a remembered host mapping freed and reused for %s at the same address runs as a device call (rc %d: %s; "
+          "%llu launches)", name, rc, opf_last_error(), (unsigned long long)launched);
     cudastub::free(dev);
+    return failures - failed_before;
+}
+void check_reused_mappings()
+{
+    for (int k = 0; k < int(Reuse::kCount); ++k) {
+        std::fflush(stdout);
+        const pid_t child = fork();
+        if (child == 0) _exit(reused_mapping(Reuse(k)) ? 1 : 0);
+        int status = -1;
+        const bool waited = child > 0 && waitpid(child, &status, 0) == child;
+        check(waited && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "a remembered host mapping reused for %s (child %s %d)", reuse_names[k],
+              waited && WIFSIGNALED(status) ? "killed by signal" : "exit status",
+              waited && WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+    }
+}
+
+// The component's report of its host-mapping cache (opframe_info shows it too).
+std::string param(const char *name)
+{
+    char buf[512] = "";
+    return opf_param_get(name, buf, sizeof buf) == OPF_SUCCESS ? buf : "?";
 }
 
 // Nanoseconds per call, median of `samples` batches.
@@ -303,7 +366,10 @@ int main(int argc, char **argv)
     check(c.driver_inits == 0, "host reductions initialised the driver %llu times", (unsigned long long)c.driver_inits);
     // 5. Driver calls per host reduction, the driver not initialised.
     PerCall uninit[kBufferKinds];
-    check_driver_calls(false, uninit);
+    check_driver_calls(Driver::kNotInitialised, uninit);
+    const std::string cache = param("op_cuda_host_cache_state");
+    check(cache.rfind("on:", 0) == 0 && cache.find("mmap") != std::string::npos,
+          "the stand-in driver's mapping calls hooked: op_cuda_host_cache_state \"%s\"", cache.c_str());
     check(cudastub::counters().driver_inits == 0, "host reductions initialised the driver");
 
     // 3. The application initialises CUDA after opf_init: device memory is
@@ -325,13 +391,24 @@ int main(int argc, char **argv)
           (unsigned long long)(cudastub::counters().launches - launches));
     check(cudastub::counters().pointer_queries > c.pointer_queries, "device buffers were asked about");
     check(host_sums_right(64), "host SUM FLOAT after the driver was initialised");
-    check_reused_mapping();
+    check(std::atoll(param("op_cuda_driver_mappings").c_str()) > 0,
+          "the application's device memory was mapped through a hooked call (op_cuda_driver_mappings %s)",
+          param("op_cuda_driver_mappings").c_str());
+    check_reused_mappings();
     // 5. Driver calls per host reduction, the driver initialised.
-    PerCall init[kBufferKinds];
-    check_driver_calls(true, init);
-    print_driver_calls("not initialised", uninit);
-    print_driver_calls("initialised", init);
+    PerCall init[kBufferKinds], init_no_cache[kBufferKinds];
+    check_driver_calls(Driver::kInitialised, init);
     opf_finalize();
+    setenv("OPF_MCA_op_cuda_host_cache", "false", 1);
+    if (start(true) != OPF_SUCCESS) return 1;
+    check(param("op_cuda_host_cache_state") == "off: op_cuda_host_cache=false",
+          "op_cuda_host_cache=false: op_cuda_host_cache_state \"%s\"", param("op_cuda_host_cache_state").c_str());
+    check_driver_calls(Driver::kInitialisedNoCache, init_no_cache);
+    opf_finalize();
+    unsetenv("OPF_MCA_op_cuda_host_cache");
+    print_driver_calls(driver_state_names[0], uninit);
+    print_driver_calls(driver_state_names[1], init);
+    print_driver_calls(driver_state_names[2], init_no_cache);
 
     // A new opf_init finds the driver initialised: device memory works at once.
     if (start(true) != OPF_SUCCESS) return 1;

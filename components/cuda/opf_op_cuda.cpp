@@ -115,6 +115,7 @@
 #include "base/storage.h"
 #include "base/type_list.h"
 #include "cuda_kernels.h"
+#include "host_mappings.h"
 
 // Weak: a framework older than it asks the per-buffer claim hook instead.
 extern "C" int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims) __attribute__((weak));
@@ -146,6 +147,9 @@ int64_t verbose = 0;
 int64_t errors = 0;
 const char *devices_text = "";
 std::string devices_storage;
+int host_cache = 1;
+char host_cache_text[256] = "";
+const char *host_cache_state = host_cache_text;
 
 const char *const op_names[OPF_OPID_COUNT] = {"OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR",
                                               "BOR", "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP", "AVG"};
@@ -169,6 +173,7 @@ struct Driver {
     CUresult (*primary_release)(CUdevice);
 };
 Driver driver{};
+void *driver_library = nullptr;   // libcuda.so.1, opened by open_driver and kept
 int driver_version = 0;
 
 // Whether anyone in this process (the application, a library, this component)
@@ -516,10 +521,9 @@ int memory_kind = -1;   // "cuda", registered at init_query
 // never the program's image, the brk heap or a stack (component.h; issue 21
 // had this component test the heap and the stack, issue 33 moved that into
 // the framework and its inline calls). The driver's state is then asked at
-// most once per call; each buffer costs one pointer query once the driver is
-// initialised. Fewer is not sound: any mapping may be unmapped and its
-// addresses reused for device memory the moment anyone initialises the
-// driver, and only a driver call tells.
+// most once per call; once the driver is initialised, a buffer in a mapping
+// remembered as host memory costs nothing (host_mappings.h: remembered while
+// the driver has mapped nothing since), any other one pointer query.
 unsigned claims_call(const void *const *ptrs, int n)
 {
     unsigned unknown = 0;
@@ -536,8 +540,11 @@ unsigned claims_call(const void *const *ptrs, int n)
             claimed |= (claimed >> same & 1u) << i;
             continue;
         }
+        if (opf_cuda::host_mappings::remembered(ptrs[i])) continue;
+        const uint64_t asked_at = opf_cuda::host_mappings::stamp();
         const Buf b = classify(ptrs[i]);
         if (b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown) claimed |= 1u << i;
+        else opf_cuda::host_mappings::note_host(ptrs[i], asked_at);
     }
     return claimed;
 }
@@ -1081,6 +1088,18 @@ int register_params()
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &errors},
         {"op_cuda_devices", OPF_PARAM_STRING, "", "The CUDA devices found, and the GPU architectures built for", 2,
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &devices_text},
+        {"op_cuda_host_cache", OPF_PARAM_BOOL, "true",
+         "Remember mappings the driver called host memory, while the driver library maps nothing (its mmap, mremap, "
+         "mprotect, munmap, shmat and syscall calls are hooked and counted): host reductions on mmap'd buffers then "
+         "ask the driver nothing; false: one pointer query per such buffer and call",
+         5, OPF_PARAM_SETTABLE, nullptr, nullptr, &host_cache},
+        {"op_cuda_host_cache_state", OPF_PARAM_STRING, "",
+         "Whether host mappings are remembered (op_cuda_host_cache), and if not, why", 5, OPF_PARAM_READ_ONLY,
+         nullptr, nullptr, &host_cache_state},
+        {"op_cuda_driver_mappings", OPF_PARAM_INT, "0",
+         "Calls of the driver library that changed this process's mappings so far (counted where op_cuda_host_cache "
+         "hooked them): each makes the remembered host mappings be read again",
+         9, OPF_PARAM_READ_ONLY, nullptr, nullptr, opf_cuda::host_mappings::driver_mapping_calls()},
     };
     for (const opf_param_spec_t &s : specs)
         if (opf_param_register(&s) != OPF_SUCCESS) return -1;
@@ -1091,7 +1110,7 @@ int register_params()
 // the entry points the component calls (cuGetProcAddress). 0, or 1 with the reason.
 int open_driver(char *reason, size_t reason_len)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);   // kept: the module is resident too
+    void *lib = driver_library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);   // kept: the module is resident too
     CUresult (*get_version)(int *) = nullptr;
     GetProcAddress get_proc = nullptr;
     if (lib) {
@@ -1218,6 +1237,8 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
                       ", linked statically)";
     devices_text = devices_storage.c_str();
     if (open_driver(reason, reason_len)) return 1;
+    opf_cuda::host_mappings::start(driver_library, host_cache, host_cache_text, sizeof host_cache_text);
+    host_cache_state = host_cache_text;   // registering the parameter pointed it to its default
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     if (!lazy_init) {   // now: the devices listed, the component disqualified where there is none
         if (devices_ready(true) != OPF_SUCCESS) {
@@ -1276,6 +1297,7 @@ void close_component()
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     memory_kind = -1;
     devices_text = "";
+    opf_cuda::host_mappings::stop();
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -316,8 +317,14 @@ cudaError_t allocate(void **out, std::size_t bytes, Kind kind, int device)
     if (const cudaError_t e = poisoned(device >= 0 ? device : ctx->device)) return fail(e);
     const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
     const std::size_t mapped = (std::max<std::size_t>(bytes, 1) + page - 1) / page * page;
-    void *p = mmap(nullptr, mapped, kind == Kind::Device ? PROT_NONE : PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    // CUDASTUB_MAP_BY=syscall: mapped through syscall(2), as a driver may (the
+    // component's mapping hooks count that too: host_mappings.h).
+    const char *map_by = std::getenv("CUDASTUB_MAP_BY");
+    const bool by_syscall = map_by && std::strcmp(map_by, "syscall") == 0;
+    const int prot = kind == Kind::Device ? PROT_NONE : PROT_READ | PROT_WRITE;
+    void *p = by_syscall ? reinterpret_cast<void *>(syscall(SYS_mmap, nullptr, mapped, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+                                                            -1, 0))
+                         : mmap(nullptr, mapped, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return fail(cudaErrorMemoryAllocation);
     const int dev = device >= 0 ? device : ctx->device;
     if (dev >= n_devices) return fail(cudaErrorInvalidDevice);
