@@ -1092,7 +1092,12 @@ bool none_claimed(const void *const *ptrs, int n)
     int m = 0;
     for (int i = 0; i < n; ++i)
         if (!surely_host(ptrs[i])) asked[m++] = ptrs[i];
-    if (m == 0) return true;
+    return m == 0 || none_claims(asked, m);
+}
+
+bool none_claims(const void *const *asked, int m)
+{
+    const uint64_t asked_at = mapping_stamp();   // before the hooks answer (host_memory.h)
     for (const MemoryKind &kind : repo.memory_kinds) {
         if (kind.claims) {
             if (kind.claims(asked, m)) return false;
@@ -1101,6 +1106,7 @@ bool none_claimed(const void *const *ptrs, int n)
                 if (kind.claim(asked[i])) return false;
         }
     }
+    if (asked_at) remember_host(asked, m, asked_at);
     return true;
 }
 
@@ -1218,11 +1224,16 @@ int components_init()
     }
     for (std::size_t i = 0; i < repo.components.size(); ++i)
         if (repo.components[i].state == ComponentState::Available) open_and_query(int(i));
+    int claiming = 0;
+    const uint64_t *mapping_count = nullptr;   // the claiming kind's, where it is the only one
     for (const MemoryKind &k : repo.memory_kinds) {
         repo.offers.push_back(std::make_unique<KindOffers>());
-        have_memory_claims |= k.claim != nullptr;
+        if (!k.claim) continue;
+        ++claiming;
+        mapping_count = k.mapping_count;
     }
-    note_host_ranges(have_memory_claims);   // before any hook is asked and the call rows open
+    have_memory_claims = claiming > 0;
+    note_host_ranges(have_memory_claims, claiming == 1 ? mapping_count : nullptr);   // before any hook is asked and the rows open
     apply_tuning_files();
     apply_pins(pins_in_force());
     query_modules();
@@ -1388,6 +1399,25 @@ try {
     return OPF_SUCCESS;
 } catch (...) {
     return fail_exception("opf_memory_kind_set_claims");
+}
+
+OPF_API int opf_memory_kind_set_mapping_count(int kind, const uint64_t *count)
+try {
+    if (repo.calling < 0) {
+        warn("opf_memory_kind_set_mapping_count: call it from the component's init_query");
+        return OPF_ERR_ARG;
+    }
+    if (kind < 1 || std::size_t(kind) > repo.memory_kinds.size() ||
+        repo.memory_kinds[std::size_t(kind - 1)].component != repo.calling ||
+        !repo.memory_kinds[std::size_t(kind - 1)].claim) {
+        warn("component %s: opf_memory_kind_set_mapping_count(%d): not a memory kind it registered with a claim hook",
+             repo.components[std::size_t(repo.calling)].name.c_str(), kind);
+        return OPF_ERR_ARG;
+    }
+    repo.memory_kinds[std::size_t(kind - 1)].mapping_count = count;
+    return OPF_SUCCESS;
+} catch (...) {
+    return fail_exception("opf_memory_kind_set_mapping_count");
 }
 
 OPF_API int opf_memory_kind_lookup(const char *name, int *memory_kind)

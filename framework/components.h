@@ -70,6 +70,7 @@ struct MemoryKind {
     opf_memory_claim_fn *claim;         // nullptr: reached by stream calls only
     int component;                      // index in components()
     opf_memory_claims_fn *claims = nullptr;   // all of a call's buffers at once (opf_memory_kind_set_claims)
+    const uint64_t *mapping_count = nullptr;  // where its driver's mapping calls are counted (opf_memory_kind_set_mapping_count)
 };
 
 const std::vector<ComponentRecord> &components();
@@ -105,5 +106,7 @@ void memory_kinds_of(const void *const *ptrs, int n, int *kinds);
 // Whether no hook claims any of one call's n buffers: the short path's
 // question, each kind's per-call hook asked once per 16 buffers.
 bool none_claimed(const void *const *ptrs, int n);
+// The same for m (<= 16) buffers host_memory.h cannot vouch for: the hooks alone.
+bool none_claims(const void *const *asked, int m);
 
 } // namespace opf

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #if defined(__GLIBC__)
 extern "C" void *__curbrk;   // glibc's current break, what sbrk(0) returns (exported since 2.2.5)
@@ -28,7 +29,7 @@ void *const *const break_pointer = &no_break;   // those buffers ask the hooks
 #endif
 } // namespace
 
-opf_host_ranges_v2_ host_window = {0, {0, 0, 0}, {0, 0, 0}, 0, &no_break};
+opf_host_ranges_v3_ host_window = {0, {0, 0, 0}, {0, 0, 0}, 0, &no_break, nullptr, {}};
 
 namespace {
 
@@ -55,11 +56,103 @@ int program_segments(dl_phdr_info *info, size_t, void *data)
     return 1;   // the program only
 }
 
+// ---- remembered mappings (issue 33) ----------------------------------------------
+// Writers hold `writer`; readers (opframe.h's opf_in_remembered_) take none.
+std::mutex writer;
+constexpr int kSightings = 8;
+struct Sighting {
+    uintptr_t page = 0;   // of a buffer the hooks did not claim once
+    uint64_t stamp = 0;
+};
+Sighting sightings[kSightings];
+int next_sighting = 0;
+
+void forget_sightings()
+{
+    std::lock_guard<std::mutex> lock(writer);
+    for (Sighting &s : sightings) s = {};
+}
+
+// The mapping of /proc/self/maps holding `at`, when host code can read it and
+// no device file backs it (anonymous, a regular file's, shared memory's).
+bool readable_host_mapping(uintptr_t at, uintptr_t &low, uintptr_t &high)
+{
+    FILE *maps = std::fopen("/proc/self/maps", "r");
+    if (!maps) return false;
+    bool found = false;
+    char line[4096];
+    while (std::fgets(line, sizeof line, maps)) {
+        unsigned long long lo = 0, hi = 0;
+        char perms[8] = {};
+        int path = 0;
+        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path) continue;
+        if (at < lo || at >= hi) continue;
+        const char *name = line + path;
+        const bool device_file = std::strncmp(name, "/dev/", 5) == 0 && std::strncmp(name, "/dev/zero", 9) != 0 &&
+                                 std::strncmp(name, "/dev/shm/", 9) != 0;
+        found = perms[0] == 'r' && !device_file;
+        low = uintptr_t(lo), high = uintptr_t(hi);
+        break;
+    }
+    std::fclose(maps);
+    return found;
+}
+
+// An entry of another count than `stamp` (free to write), or -1: every
+// entry holds a mapping of this count. None is replaced while it holds: with
+// more mappings in use than entries, the others ask the hooks (one question)
+// rather than have /proc/self/maps read at every call.
+int free_entry(uint64_t stamp)
+{
+    for (int slot = 0; slot < OPF_REMEMBERED_RANGES_; ++slot)
+        if (__atomic_load_n(&host_window.remembered[slot].stamp, __ATOMIC_RELAXED) != stamp) return slot;
+    return -1;
+}
+
+// Remembers [low, high) as of `stamp` in entry `slot` (a seqlock: stamp 0
+// while the range is written, for readers of an entry a count ago).
+void remember_range(int slot, uintptr_t low, uintptr_t high, uint64_t stamp)
+{
+    opf_remembered_range_v3_ &e = host_window.remembered[slot];
+    __atomic_store_n(&e.stamp, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&e.low, low, __ATOMIC_RELAXED);
+    __atomic_store_n(&e.span, high - low, __ATOMIC_RELAXED);
+    __atomic_store_n(&e.stamp, stamp, __ATOMIC_RELEASE);
+}
+
 } // namespace
 
-void note_host_ranges(bool claims)
+uint64_t mapping_stamp()
 {
-    opf_host_ranges_v2_ r = {claims, {0, 0, 0}, {0, 0, 0}, 0, &no_break};
+    return host_window.moved ? __atomic_load_n(host_window.moved, __ATOMIC_ACQUIRE) + 1 : 0;
+}
+
+void remember_host(const void *const *asked, int m, uint64_t asked_at)
+{
+    std::unique_lock<std::mutex> lock(writer, std::try_to_lock);
+    if (!lock.owns_lock()) return;   // another thread is remembering: not worth a wait
+    for (int i = 0; i < m; ++i) {
+        const auto at = reinterpret_cast<uintptr_t>(asked[i]);
+        if (opf_in_remembered_(&host_window, at)) continue;   // an earlier buffer of the call's mapping
+        int seen = 0;
+        while (seen < kSightings && !(sightings[seen].page == at / 4096 && sightings[seen].stamp == asked_at)) ++seen;
+        if (seen == kSightings) {   // its first unclaimed call: noted only
+            sightings[next_sighting] = {at / 4096, asked_at};
+            next_sighting = (next_sighting + 1) % kSightings;
+            continue;
+        }
+        const int slot = free_entry(asked_at);
+        uintptr_t low = 0, high = 0;
+        if (slot < 0 || !readable_host_mapping(at, low, high) || mapping_stamp() != asked_at) continue;   // moved meanwhile
+        remember_range(slot, low, high, asked_at);
+    }
+}
+
+void note_host_ranges(bool claims, const uint64_t *moved)
+{
+    forget_sightings();
+    opf_host_ranges_v3_ r = {claims, {0, 0, 0}, {0, 0, 0}, 0, &no_break, claims ? moved : nullptr, {}};
     if (!claims) {   // every buffer is host memory: nothing to read
         host_window = r;
         return;
@@ -109,6 +202,11 @@ void note_host_ranges(bool claims)
 
 bool on_this_threads_stack(uintptr_t at)
 {
+    // A live buffer of the calling thread's stack lies above this frame (every
+    // stack here grows down): anything below it is not one, known without
+    // the thread's range (a thread-local, __tls_get_addr in a shared library).
+    const char below_callers = 0;
+    if (at < reinterpret_cast<uintptr_t>(&below_callers)) return false;
     struct Range {
         uintptr_t low = 0, high = 0;
     };

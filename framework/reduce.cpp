@@ -394,15 +394,15 @@ namespace {
 // (reduce*_off_row): a host call then costs the hooks' answers, not the
 // general path (issue 13's defect 7: host-only users of a build with the
 // cuda component; issue 33: most host buffers ask nothing at all).
-// The rows and the window are opframe.h's opf_call_row2_v2_ /
-// opf_call_row3_v2_ and opf_host_ranges_v2_: the header's inline calls read
-// the same tables (through opf_call_rows2_v2_, opf_call_rows3_v2_) and the
+// The rows and the window are opframe.h's opf_call_row2_v3_ /
+// opf_call_row3_v3_ and opf_host_ranges_v3_: the header's inline calls read
+// the same tables (through opf_call_rows2_v3_, opf_call_rows3_v3_) and the
 // window a row points to before the entry points do. A row per call form, each
 // with its own limit and three size tiers (issue 36: a tuned machine's base,
 // AVX2 and AVX-512 tiers all take the short path; with one limit and two
 // tiers for both forms, every count from the second tier on left it).
-using CallRow2 = opf_call_row2_v2_;
-using CallRow3 = opf_call_row3_v2_;
+using CallRow2 = opf_call_row2_v3_;
+using CallRow3 = opf_call_row3_v3_;
 static_assert(sizeof(CallRow2) == 64 && sizeof(CallRow3) == 64, "a row is one cache line");
 constexpr int kRowTiers = 3;
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
@@ -436,13 +436,6 @@ alignas(64) CallRow3 call_rows3[OPF_OPID_COUNT - 1][kRowsPerOp];
 }
 
 template <class Row> inline bool aligned(const Row &r, uintptr_t addresses) { return !(addresses & r.align_mask); }
-
-// No claim hook claims any of the buffers (a device call goes the general
-// way, which asks again and reports what it finds).
-bool on_host(std::initializer_list<const void *> buffers)
-{
-    return none_claimed(std::data(buffers), int(buffers.size()));
-}
 
 // One half of a slot as a row holds it: the kernel below the first size
 // tier and the next two tiers'. Counts from a fourth tier on go the general
@@ -544,13 +537,14 @@ const Row *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count
     const Row *r = call_row(op, datatype, count, static_cast<const Row *>(nullptr));
     if (!r || !have_memory_claims) return nullptr;
     uintptr_t addresses = 0;
-    bool host = true;   // host_memory.h vouches for every buffer (another thread's stack too): no hook to ask
+    const void *asked[3];   // the buffers host_memory.h cannot vouch for (each tested once): only they are asked about
+    int m = 0;
     for (const void *p : buffers) {
         if (!p) return nullptr;
         addresses |= uintptr_t(p);
-        host = host && surely_host(p);
+        if (!surely_host(p)) asked[m++] = p;
     }
-    return aligned(*r, addresses) && (host || on_host(buffers)) ? r : nullptr;
+    return aligned(*r, addresses) && (m == 0 || none_claims(asked, m)) ? r : nullptr;
 }
 
 // Every 2-buffer call its row does not take: the short path past the claim
@@ -616,8 +610,12 @@ void clear_call_rows()
 
 using namespace opf;
 
-OPF_API const opf_call_row2_v2_ *const opf_call_rows2_v2_ = &call_rows2[0][0];
-OPF_API const opf_call_row3_v2_ *const opf_call_rows3_v2_ = &call_rows3[0][0];
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v3_ = &call_rows2[0][0];
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v3_ = &call_rows3[0][0];
+// The same rows by the names programs built against v2 refer to: a row is
+// v2's, and a v3 window begins with a v2 window (v2 programs read no further).
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v2_ = &call_rows2[0][0];
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v2_ = &call_rows3[0][0];
 
 // The entry points (in parentheses: opframe.h's inline calls are macros of
 // these names); the row test is the header's, for callers without it. A row

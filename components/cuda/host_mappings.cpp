@@ -200,60 +200,18 @@ std::string hook_object(void *handle, std::string &why)
     return names;
 }
 
-// ---- the remembered mappings ----------------------------------------------------------
-// Each entry a seqlock: `stamp` is the count + 1 it was read at (0 while it
-// is written), [low, high) the mapping.
-struct Entry {
-    std::atomic<uint64_t> stamp{0};
-    std::atomic<uintptr_t> low{0}, high{0};
-};
-constexpr int kEntries = 16;
-Entry entries[kEntries];
-constexpr int kSightings = 8;
-uintptr_t sightings[kSightings];   // pages of buffers the driver called host memory once (under `writer`)
-uint64_t sighted_at[kSightings];
-int next_entry = 0, next_sighting = 0;
-std::mutex writer;
-std::atomic<bool> on{false};
+std::mutex hooking;
 bool hooked = false;
 std::string hooked_names;
 
-uint64_t current() { return __atomic_load_n(&epoch, __ATOMIC_ACQUIRE) + 1; }
-
-// The mapping of /proc/self/maps holding `at`, when host code can read it and
-// no device file backs it (anonymous, a regular file, shared memory); else false.
-bool host_mapping(uintptr_t at, uintptr_t &low, uintptr_t &high)
-{
-    FILE *maps = std::fopen("/proc/self/maps", "r");
-    if (!maps) return false;
-    bool found = false;
-    char line[4096];
-    while (!found && std::fgets(line, sizeof line, maps)) {
-        unsigned long long lo = 0, hi = 0;
-        char perms[8] = {};
-        int path = 0;
-        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path) continue;
-        if (at < lo || at >= hi) continue;
-        const char *name = line + path;
-        const bool device_file = std::strncmp(name, "/dev/", 5) == 0 && std::strncmp(name, "/dev/zero", 9) != 0 &&
-                                 std::strncmp(name, "/dev/shm/", 9) != 0;
-        found = perms[0] == 'r' && !device_file;
-        low = uintptr_t(lo);
-        high = uintptr_t(hi);
-        break;
-    }
-    std::fclose(maps);
-    return found;
-}
-
 } // namespace
 
-bool start(void *driver, bool wanted, char *why, size_t why_len)
+const uint64_t *start(void *driver, bool wanted, char *state, size_t state_len)
 {
-    std::lock_guard<std::mutex> lock(writer);
+    std::lock_guard<std::mutex> lock(hooking);
     if (!wanted) {
-        std::snprintf(why, why_len, "off: op_cuda_host_cache=false");
-        return false;
+        std::snprintf(state, state_len, "off: op_cuda_host_cache=false");
+        return nullptr;
     }
     if (!hooked) {
         std::string reason;
@@ -261,73 +219,18 @@ bool start(void *driver, bool wanted, char *why, size_t why_len)
         bool maps = false;
         for (const Hook &h : hooks) maps |= h.maps && hooked_names.find(std::string(" ") + h.name + ",") != std::string::npos;
         if (!maps) {
-            std::snprintf(why, why_len, "off: libcuda.so.1 %s", reason.empty() ? "calls no mmap through its relocations"
-                                                                                : ("cannot be hooked: " + reason).c_str());
-            return false;
+            std::snprintf(state, state_len, "off: libcuda.so.1 %s",
+                          reason.empty() ? "calls no mmap through its relocations" : ("cannot be hooked: " + reason).c_str());
+            return nullptr;
         }
         hooked_names.pop_back();   // the last comma
         hooked = true;
     }
-    std::snprintf(why, why_len, "on: up to %d mappings, while libcuda.so.1 calls none of%s", kEntries, hooked_names.c_str());
-    on.store(true, std::memory_order_release);
-    return true;
-}
-
-void stop()
-{
-    std::lock_guard<std::mutex> lock(writer);
-    on.store(false, std::memory_order_release);
-    for (Entry &e : entries) e.stamp.store(0, std::memory_order_relaxed);
-    for (uint64_t &s : sighted_at) s = 0;
+    std::snprintf(state, state_len, "on: host mappings remembered while libcuda.so.1 calls none of%s",
+                  hooked_names.c_str());
+    return &epoch;
 }
 
 int64_t *driver_mapping_calls() { return &mapping_calls; }
-
-uint64_t stamp() { return current(); }
-
-bool remembered(const void *p)
-{
-    if (!on.load(std::memory_order_relaxed)) return false;
-    const uint64_t now = current();
-    const auto at = reinterpret_cast<uintptr_t>(p);
-    for (Entry &e : entries) {
-        if (e.stamp.load(std::memory_order_acquire) != now) continue;
-        const uintptr_t low = e.low.load(std::memory_order_relaxed), high = e.high.load(std::memory_order_relaxed);
-        std::atomic_thread_fence(std::memory_order_acquire);
-        if (e.stamp.load(std::memory_order_relaxed) == now && at - low < high - low) return true;
-    }
-    return false;
-}
-
-void note_host(const void *p, uint64_t asked_at)
-{
-    if (!on.load(std::memory_order_relaxed)) return;
-    std::unique_lock<std::mutex> lock(writer, std::try_to_lock);
-    if (!lock.owns_lock()) return;   // another thread is writing: not worth waiting for
-    const auto at = reinterpret_cast<uintptr_t>(p);
-    const uintptr_t page = at / 4096;
-    int seen = 0;
-    while (seen < kSightings && !(sightings[seen] == page && sighted_at[seen] == asked_at)) ++seen;
-    if (seen == kSightings) {   // the first sighting: remembered as one
-        sightings[next_sighting] = page;
-        sighted_at[next_sighting] = asked_at;
-        next_sighting = (next_sighting + 1) % kSightings;
-        return;
-    }
-    uintptr_t low = 0, high = 0;
-    if (!host_mapping(at, low, high) || current() != asked_at) return;   // not host code's, or the driver mapped meanwhile
-    int slot = 0;   // one of another count's, else the oldest
-    while (slot < kEntries && entries[slot].stamp.load(std::memory_order_relaxed) == asked_at) ++slot;
-    if (slot == kEntries) {
-        slot = next_entry;
-        next_entry = (next_entry + 1) % kEntries;
-    }
-    Entry &e = entries[slot];
-    e.stamp.store(0, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    e.low.store(low, std::memory_order_relaxed);
-    e.high.store(high, std::memory_order_relaxed);
-    e.stamp.store(asked_at, std::memory_order_release);
-}
 
 } // namespace opf_cuda::host_mappings

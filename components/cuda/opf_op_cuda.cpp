@@ -84,6 +84,9 @@
  *   op_cuda_scratch_cache      bytes of staging scratch kept per device between calls (default 64M)
  *   op_cuda_stream_check       check that stream-call buffers are device-accessible (default true)
  *   op_cuda_lazy_init          initialise the driver at first need, not at opf_init (default true)
+ *   op_cuda_host_cache         count the driver's mapping calls, so that host mappings are remembered (default true)
+ *   op_cuda_host_cache_state   read-only: whether they are, and if not, why
+ *   op_cuda_driver_mappings    read-only: the driver's mapping calls since opf_init
  *   op_cuda_verbose            > 0: print CUDA failures to stderr
  *   op_cuda_errors             read-only: CUDA failures in synchronous calls so far
  *   op_cuda_devices            read-only: the CUDA devices found, and the architectures built for
@@ -117,8 +120,10 @@
 #include "cuda_kernels.h"
 #include "host_mappings.h"
 
-// Weak: a framework older than it asks the per-buffer claim hook instead.
+// Weak: a framework older than it asks the per-buffer claim hook instead,
+// and remembers no host mapping.
 extern "C" int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims) __attribute__((weak));
+extern "C" int opf_memory_kind_set_mapping_count(int kind, const uint64_t *count) __attribute__((weak));
 
 namespace {
 
@@ -521,16 +526,17 @@ int memory_kind = -1;   // "cuda", registered at init_query
 // never the program's image, the brk heap or a stack (component.h; issue 21
 // had this component test the heap and the stack, issue 33 moved that into
 // the framework and its inline calls). The driver's state is then asked at
-// most once per call; once the driver is initialised, a buffer in a mapping
-// remembered as host memory costs nothing (host_mappings.h: remembered while
-// the driver has mapped nothing since), any other one pointer query.
+// most once per call; once the driver is initialised, each buffer costs one
+// pointer query. The framework remembers the mappings of buffers claimed
+// by none while the driver maps nothing (host_mappings.h counts its calls)
+// and asks nothing about buffers in them.
 unsigned claims_call(const void *const *ptrs, int n)
 {
     unsigned unknown = 0;
     for (int i = 0; i < n; ++i)
         if (ptrs[i]) unknown |= 1u << i;
     if (!unknown || !driver_initialised()) return 0;
-    devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
+    bool ready = false;   // devices_ready: the first claim after cuInit sets them up; classify reads n_devices
     unsigned claimed = 0;
     for (int i = 0; i < n; ++i) {
         if (!(unknown >> i & 1)) continue;
@@ -540,11 +546,9 @@ unsigned claims_call(const void *const *ptrs, int n)
             claimed |= (claimed >> same & 1u) << i;
             continue;
         }
-        if (opf_cuda::host_mappings::remembered(ptrs[i])) continue;
-        const uint64_t asked_at = opf_cuda::host_mappings::stamp();
+        if (!ready) ready = (devices_ready(), true);
         const Buf b = classify(ptrs[i]);
         if (b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown) claimed |= 1u << i;
-        else opf_cuda::host_mappings::note_host(ptrs[i], asked_at);
     }
     return claimed;
 }
@@ -1089,16 +1093,17 @@ int register_params()
         {"op_cuda_devices", OPF_PARAM_STRING, "", "The CUDA devices found, and the GPU architectures built for", 2,
          OPF_PARAM_READ_ONLY, nullptr, nullptr, &devices_text},
         {"op_cuda_host_cache", OPF_PARAM_BOOL, "true",
-         "Remember mappings the driver called host memory, while the driver library maps nothing (its mmap, mremap, "
-         "mprotect, munmap, shmat and syscall calls are hooked and counted): host reductions on mmap'd buffers then "
-         "ask the driver nothing; false: one pointer query per such buffer and call",
+         "Count the driver library's calls that change mappings (its mmap, mremap, mprotect, munmap, shmat and "
+         "syscall are hooked), so that the framework remembers mappings the driver called host memory while that "
+         "count stands: host reductions on mmap'd buffers then ask the driver nothing and take the inline calls; "
+         "false: one pointer query per such buffer and call",
          5, OPF_PARAM_SETTABLE, nullptr, nullptr, &host_cache},
         {"op_cuda_host_cache_state", OPF_PARAM_STRING, "",
          "Whether host mappings are remembered (op_cuda_host_cache), and if not, why", 5, OPF_PARAM_READ_ONLY,
          nullptr, nullptr, &host_cache_state},
         {"op_cuda_driver_mappings", OPF_PARAM_INT, "0",
-         "Calls of the driver library that changed this process's mappings so far (counted where op_cuda_host_cache "
-         "hooked them): each makes the remembered host mappings be read again",
+         "Calls of the driver library that changed this process's mappings since opf_init (counted where "
+         "op_cuda_host_cache hooked them): each makes the remembered host mappings be read again",
          9, OPF_PARAM_READ_ONLY, nullptr, nullptr, opf_cuda::host_mappings::driver_mapping_calls()},
     };
     for (const opf_param_spec_t &s : specs)
@@ -1237,8 +1242,6 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
                       ", linked statically)";
     devices_text = devices_storage.c_str();
     if (open_driver(reason, reason_len)) return 1;
-    opf_cuda::host_mappings::start(driver_library, host_cache, host_cache_text, sizeof host_cache_text);
-    host_cache_state = host_cache_text;   // registering the parameter pointed it to its default
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     if (!lazy_init) {   // now: the devices listed, the component disqualified where there is none
         if (devices_ready(true) != OPF_SUCCESS) {
@@ -1255,6 +1258,12 @@ int init_query(const opf_hw_info_t *, char *reason, size_t reason_len)
         return 1;
     }
     if (opf_memory_kind_set_claims) opf_memory_kind_set_claims(memory_kind, claims_call);   // weak: an older framework asks claims
+    host_cache_state = host_cache_text;   // registering the parameter pointed it to its default
+    if (!opf_memory_kind_set_mapping_count)
+        std::snprintf(host_cache_text, sizeof host_cache_text, "off: the framework remembers no host mapping");
+    else if (const uint64_t *count = opf_cuda::host_mappings::start(driver_library, host_cache, host_cache_text,
+                                                                   sizeof host_cache_text))
+        opf_memory_kind_set_mapping_count(memory_kind, count);
     return 0;
 }
 
@@ -1297,7 +1306,6 @@ void close_component()
     setup_state.store(kNotSetUp, std::memory_order_relaxed);
     memory_kind = -1;
     devices_text = "";
-    opf_cuda::host_mappings::stop();
 }
 
 } // namespace

@@ -164,6 +164,23 @@ typedef unsigned opf_memory_claims_fn(const void *const *ptrs, int n);
  * lacks it: declare it weak to run there too (the claim hook then serves). */
 int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims);
 
+/* Tells the framework that memory of the caller's kind `kind` (registered
+ * with a claim hook) can appear where host memory was only by a change of
+ * the process's mappings that the component counts at *count: it adds 1
+ * there (atomically, before the change is made) for every call by which its
+ * driver maps, remaps, protects or attaches memory. A buffer its hooks did
+ * not claim then lies in a mapping that stays host memory while *count
+ * stands: the framework remembers such mappings (readable ones no device
+ * file backs, read from /proc/self/maps at a buffer's second unclaimed
+ * call), asks the hooks nothing about buffers in them, and the inline calls
+ * of opframe.h take them. With more than one kind claiming buffers nothing
+ * is remembered. Call from init_query after registering the kind; count
+ * must stay valid while the library is initialised (the component's module
+ * stays loaded: -z nodelete). OPF_SUCCESS, or OPF_ERR_ARG (said on stderr)
+ * as opf_memory_kind_set_claims. Declare it weak to run on an older
+ * framework, which remembers nothing. */
+int opf_memory_kind_set_mapping_count(int kind, const uint64_t *count);
+
 /* The most memory kinds the components of a process register together (host
  * not counted): each kind costs the framework a table of every (op, type)
  * slot, about 125 KB. A registration past it is refused with -OPF_ERR_ARG,

@@ -247,23 +247,37 @@ int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t c
  * With a memory kind loaded whose component claims buffers (cuda), a buffer
  * is host memory for the inline call where the library's host window says
  * so: the program's image (code, constant and static data), the main
- * thread's stack, the brk heap up to the current break; any other buffer
- * (another thread's stack, an mmap'd one, device memory) goes to the entry
- * point, which asks the component.
+ * thread's stack, the brk heap up to the current break, and the mappings
+ * the library remembers as host memory (where the component counts its
+ * driver's mapping calls: while that count stands); any other buffer
+ * (another thread's stack, an mmap'd one not remembered, device memory)
+ * goes to the entry point, which asks the component.
  * Define OPF_NO_INLINE_CALLS before including this header to call the entry
  * points alone; `(opf_reduce_local)(...)` and `&opf_reduce_local` name them
  * too. The rows' and the window's layouts are not interfaces of their own: a
- * program built against them refers to opf_call_rows2_v2_ and
- * opf_call_rows3_v2_, and a library with other layouts exports other names
- * (the program then fails to load, never misreads). */
+ * program built against them refers to opf_call_rows2_v3_ and
+ * opf_call_rows3_v3_, and a library with other layouts exports other names
+ * (the program then fails to load, never misreads; the v3 window extends
+ * v2's, and the library exports the rows by both names). */
 /* Where buffers are host memory whatever a claiming component would say
  * (written before the rows open: a row read with acquire orders it); the
  * rows point to it where a component claims buffers. */
-struct opf_host_ranges_v2_ {
+#define OPF_REMEMBERED_RANGES_ 8
+struct opf_remembered_range_v3_ {
+    uint64_t stamp;
+    uintptr_t low, span;
+};
+struct opf_host_ranges_v3_ {
     uintptr_t claims;            /* 0: no component claims buffers, every buffer is host memory */
     uintptr_t low[3], span[3];   /* [low, low + span): the program's image (two spans), the main thread's stack */
     uintptr_t heap_low;          /* the brk heap: heap_low .. the current break (*brk >= heap_low) */
     void *const *brk;            /* where the C library keeps the current break */
+    /* v3: mappings the claiming component called host memory, each held
+     * while *moved + 1 == its stamp (the component counts there its driver's
+     * calls that change mappings); moved NULL: none. Each entry a seqlock:
+     * stamp 0 while it is written. */
+    const uint64_t *moved;
+    struct opf_remembered_range_v3_ remembered[OPF_REMEMBERED_RANGES_];
 };
 /* A row: one per (op, type) for the 2-buffer call and one for the 3-buffer
  * call, each a cache line, each with its own limit and up to three size
@@ -275,18 +289,18 @@ struct opf_host_ranges_v2_ {
     uintptr_t align_mask;  /* a buffer address with one of these bits set goes to the entry point */          \
     opf_count_t split[2];  /* below split[0] kernel[0] serves, below split[1] kernel[1], else kernel[2] */      \
     kernel_type kernel[3];                                                                                      \
-    const struct opf_host_ranges_v2_ *window; /* NULL: every buffer is host memory; else those the window holds */
-typedef void (*opf_call_kernel2_v2_)(const void *, void *, opf_count_t);
-typedef void (*opf_call_kernel3_v2_)(const void *, const void *, void *, opf_count_t);
-struct opf_call_row2_v2_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel2_v2_) };
-struct opf_call_row3_v2_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel3_v2_) };
+    const struct opf_host_ranges_v3_ *window; /* NULL: every buffer is host memory; else those the window holds */
+typedef void (*opf_call_kernel2_v3_)(const void *, void *, opf_count_t);
+typedef void (*opf_call_kernel3_v3_)(const void *, const void *, void *, opf_count_t);
+struct opf_call_row2_v3_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel2_v3_) };
+struct opf_call_row3_v3_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel3_v3_) };
 /* The kernel for count: the tier index without a branch (measured against a
  * compare per tier on an AVX-512 Xeon: a steady 0.3 ns above the old
  * two-tier row's one compare, where branches cost 0 to 0.8 ns by tier). */
 #define OPF_CALL_KERNEL_(row, count) ((row)->kernel[((count) >= (row)->split[0]) + ((count) >= (row)->split[1])])
 #define OPF_CALL_ROWS_PER_OP_ 64   /* [op id - 1][type id]: type ids below 64 */
-extern const struct opf_call_row2_v2_ *const opf_call_rows2_v2_;
-extern const struct opf_call_row3_v2_ *const opf_call_rows3_v2_;
+extern const struct opf_call_row2_v3_ *const opf_call_rows2_v3_;
+extern const struct opf_call_row3_v3_ *const opf_call_rows3_v3_;
 #if !defined(OPF_NO_INLINE_CALLS) && defined(__GNUC__) && \
     (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
 #define OPF_INLINE_CALLS 1
@@ -302,30 +316,46 @@ static inline long opf_call_index_(opf_op_t op, opf_datatype_t datatype)
     return o < OPF_OPID_COUNT - 1 && d < OPF_CALL_ROWS_PER_OP_ ? (long)(o * OPF_CALL_ROWS_PER_OP_ + d) : -1;
 }
 /* The row a call may take, or NULL. */
-static inline const struct opf_call_row2_v2_ *opf_call_row2_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+static inline const struct opf_call_row2_v3_ *opf_call_row2_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
     const long i = opf_call_index_(op, datatype);
-    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows2_v2_[i].limit, __ATOMIC_ACQUIRE)
-               ? opf_call_rows2_v2_ + i : 0;
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows2_v3_[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_rows2_v3_ + i : 0;
 }
-static inline const struct opf_call_row3_v2_ *opf_call_row3_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
+static inline const struct opf_call_row3_v3_ *opf_call_row3_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
     const long i = opf_call_index_(op, datatype);
-    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows3_v2_[i].limit, __ATOMIC_ACQUIRE)
-               ? opf_call_rows3_v2_ + i : 0;
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows3_v3_[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_rows3_v3_ + i : 0;
+}
+/* Whether a lies in a mapping the window remembers as host memory now. */
+static inline int opf_in_remembered_(const struct opf_host_ranges_v3_ *w, uintptr_t a)
+{
+    if (!w->moved) return 0;
+    const uint64_t now = __atomic_load_n(w->moved, __ATOMIC_ACQUIRE) + 1;
+    for (int i = 0; i < OPF_REMEMBERED_RANGES_; ++i) {
+        const struct opf_remembered_range_v3_ *r = &w->remembered[i];
+        if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != now) continue;
+        const uintptr_t low = __atomic_load_n(&r->low, __ATOMIC_RELAXED), span = __atomic_load_n(&r->span, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&r->stamp, __ATOMIC_RELAXED) == now && a - low < span) return 1;
+    }
+    return 0;
 }
 /* Whether the host window holds address a: four unsigned range tests, no
- * branch between them (the heap's first: most buffers are there). */
-static inline int opf_in_host_window_(const struct opf_host_ranges_v2_ *w, uintptr_t a)
+ * branch between them (the heap's first: most buffers are there), then the
+ * remembered mappings. */
+static inline int opf_in_host_window_(const struct opf_host_ranges_v3_ *w, uintptr_t a)
 {
     const uintptr_t heap_end = OPF_ADDRESS_(__atomic_load_n(w->brk, __ATOMIC_RELAXED));
-    return (a - w->heap_low < heap_end - w->heap_low) | (a - w->low[2] < w->span[2]) | (a - w->low[0] < w->span[0]) |
-           (a - w->low[1] < w->span[1]);
+    return ((a - w->heap_low < heap_end - w->heap_low) | (a - w->low[2] < w->span[2]) | (a - w->low[0] < w->span[0]) |
+            (a - w->low[1] < w->span[1])) ||
+           opf_in_remembered_(w, a);
 }
 /* Whether the window holds every buffer of a call (c NULL for two). Inline:
  * out of line it cost a GPU node's host call about 1.5 ns more (count 16 on
  * the CPU stand-in); a call without a window skips it on the row's field. */
-static inline int opf_window_holds_(const struct opf_host_ranges_v2_ *w, const void *a, const void *b,
+static inline int opf_window_holds_(const struct opf_host_ranges_v3_ *w, const void *a, const void *b,
                                     const void *c)
 {
     return opf_in_host_window_(w, OPF_ADDRESS_(a)) && opf_in_host_window_(w, OPF_ADDRESS_(b)) &&
@@ -334,7 +364,7 @@ static inline int opf_window_holds_(const struct opf_host_ranges_v2_ *w, const v
 static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, opf_count_t count,
                                            opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row2_v2_ *row = opf_call_row2_(op, datatype, count);
+    const struct opf_call_row2_v3_ *row = opf_call_row2_(op, datatype, count);
     if (row && inbuf && inoutbuf && !((OPF_ADDRESS_(inbuf) | OPF_ADDRESS_(inoutbuf)) & row->align_mask) &&
         (__builtin_expect(!row->window, 1) || opf_window_holds_(row->window, inbuf, inoutbuf, 0))) {
         OPF_CALL_KERNEL_(row, count)(inbuf, inoutbuf, count);
@@ -345,7 +375,7 @@ static inline int opf_reduce_local_inline_(const void *inbuf, void *inoutbuf, op
 static inline int opf_reduce_local3_inline_(const void *in1, const void *in2, void *out, opf_count_t count,
                                             opf_datatype_t datatype, opf_op_t op)
 {
-    const struct opf_call_row3_v2_ *row = opf_call_row3_(op, datatype, count);
+    const struct opf_call_row3_v3_ *row = opf_call_row3_(op, datatype, count);
     if (row && in1 && in2 && out && !((OPF_ADDRESS_(in1) | OPF_ADDRESS_(in2) | OPF_ADDRESS_(out)) & row->align_mask) &&
         (__builtin_expect(!row->window, 1) || opf_window_holds_(row->window, in1, in2, out))) {
         OPF_CALL_KERNEL_(row, count)(in1, in2, out, count);
