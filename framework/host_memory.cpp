@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #if defined(__GLIBC__)
 extern "C" void *__curbrk;   // glibc's current break, what sbrk(0) returns (exported since 2.2.5)
@@ -66,51 +67,69 @@ struct Sighting {
 };
 Sighting sightings[kSightings];
 int next_sighting = 0;
+// Every entry holding a mapping that exists: /proc/self/maps is read again
+// only after `backoff` more buffers that would read it (64, doubling to
+// 65536 while it stays so), for an entry frees only when the application
+// unmaps a mapping, which is not counted.
+uint64_t full_at = 0, backoff = 0, calls_to_wait = 0;
 
 void forget_sightings()
 {
     std::lock_guard<std::mutex> lock(writer);
     for (Sighting &s : sightings) s = {};
+    full_at = backoff = calls_to_wait = 0;
 }
 
-// The mapping of /proc/self/maps holding `at`, when host code can read it and
-// no device file backs it (anonymous, a regular file's, shared memory's).
-bool readable_host_mapping(uintptr_t at, uintptr_t &low, uintptr_t &high)
+// The process's mappings (/proc/self/maps), each with whether host code can
+// read it and no device file backs it (anonymous, a regular file's, shared
+// memory's): the ones that may be remembered.
+struct Mapped {
+    uintptr_t low, high;
+    bool host;
+};
+std::vector<Mapped> process_mappings()
 {
+    std::vector<Mapped> out;
     FILE *maps = std::fopen("/proc/self/maps", "r");
-    if (!maps) return false;
-    bool found = false;
+    if (!maps) return out;
     char line[4096];
     while (std::fgets(line, sizeof line, maps)) {
         unsigned long long lo = 0, hi = 0;
         char perms[8] = {};
         int path = 0;
         if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path) continue;
-        if (at < lo || at >= hi) continue;
         const char *name = line + path;
         const bool device_file = std::strncmp(name, "/dev/", 5) == 0 && std::strncmp(name, "/dev/zero", 9) != 0 &&
                                  std::strncmp(name, "/dev/shm/", 9) != 0;
-        found = perms[0] == 'r' && !device_file;
-        low = uintptr_t(lo), high = uintptr_t(hi);
-        break;
+        out.push_back({uintptr_t(lo), uintptr_t(hi), perms[0] == 'r' && !device_file});
     }
     std::fclose(maps);
-    return found;
+    return out;
+}
+const Mapped *mapping_at(const std::vector<Mapped> &maps, uintptr_t at)
+{
+    for (const Mapped &m : maps)
+        if (at >= m.low && at < m.high) return &m;
+    return nullptr;
 }
 
-// An entry of another count than `stamp` (free to write), or -1: every
-// entry holds a mapping of this count. None is replaced while it holds: with
-// more mappings in use than entries, the others ask the hooks (one question)
-// rather than have /proc/self/maps read at every call.
-int free_entry(uint64_t stamp)
+// An entry free to write at `stamp`: one of another count, else one whose
+// mapping is gone (the application unmapped it: no answer about it is
+// needed); -1 when every entry holds a mapping that exists. None is
+// replaced while its mapping exists: with more mappings in use than
+// entries, the others ask the hooks (one question) rather than have
+// /proc/self/maps read at every call.
+int free_entry(uint64_t stamp, const std::vector<Mapped> &maps)
 {
     for (int slot = 0; slot < OPF_REMEMBERED_RANGES_; ++slot)
         if (__atomic_load_n(&host_window.remembered[slot].stamp, __ATOMIC_RELAXED) != stamp) return slot;
+    for (int slot = 0; slot < OPF_REMEMBERED_RANGES_; ++slot)
+        if (!mapping_at(maps, host_window.remembered[slot].low)) return slot;
     return -1;
 }
 
 // Remembers [low, high) as of `stamp` in entry `slot` (a seqlock: stamp 0
-// while the range is written, for readers of an entry a count ago).
+// while the range is written, for readers of the entry it replaces).
 void remember_range(int slot, uintptr_t low, uintptr_t high, uint64_t stamp)
 {
     opf_remembered_range_v3_ &e = host_window.remembered[slot];
@@ -142,10 +161,19 @@ void remember_host(const void *const *asked, int m, uint64_t asked_at)
             next_sighting = (next_sighting + 1) % kSightings;
             continue;
         }
-        const int slot = free_entry(asked_at);
-        uintptr_t low = 0, high = 0;
-        if (slot < 0 || !readable_host_mapping(at, low, high) || mapping_stamp() != asked_at) continue;   // moved meanwhile
-        remember_range(slot, low, high, asked_at);
+        if (full_at == asked_at && calls_to_wait) {
+            --calls_to_wait;
+            continue;
+        }
+        const std::vector<Mapped> maps = process_mappings();
+        const Mapped *holder = mapping_at(maps, at);
+        const int slot = holder && holder->host ? free_entry(asked_at, maps) : -1;
+        if (holder && holder->host && slot < 0) {
+            backoff = full_at == asked_at ? std::min<uint64_t>(backoff * 2, 65536) : 64;
+            full_at = asked_at, calls_to_wait = backoff;
+        }
+        if (slot < 0 || mapping_stamp() != asked_at) continue;   // nowhere to keep it, or the count moved meanwhile
+        remember_range(slot, holder->low, holder->high, asked_at);
     }
 }
 
@@ -205,8 +233,8 @@ bool on_this_threads_stack(uintptr_t at)
     // A live buffer of the calling thread's stack lies above this frame (every
     // stack here grows down): anything below it is not one, known without
     // the thread's range (a thread-local, __tls_get_addr in a shared library).
-    const char below_callers = 0;
-    if (at < reinterpret_cast<uintptr_t>(&below_callers)) return false;
+    // The frame's address, not a local's: a sanitizer may keep locals elsewhere.
+    if (at < reinterpret_cast<uintptr_t>(__builtin_frame_address(0))) return false;
     struct Range {
         uintptr_t low = 0, high = 0;
     };

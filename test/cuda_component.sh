@@ -12,10 +12,11 @@
 #      passes and the selected host table is the one without the component;
 #   4. test/cuda_semantics: the kernels' arithmetic and work split, on the
 #      host, and opf_finalize / opf_init cycles with the module;
-#   5. test/cuda_conformance skips (exit 77) with a message (test/cuda_bench,
-#      built on demand, is checked the same way by CI step 47).
+#   5. test/cuda_conformance and test/cuda_host_mappings skip (exit 77) with a
+#      message (test/cuda_bench, built on demand, is checked the same way by
+#      CI step 47).
 # With a GPU the component must be available, every slot it offers must be
-# listed on CUDA memory, and test/cuda_conformance must pass
+# listed on CUDA memory, and test/cuda_conformance and test/cuda_host_mappings must pass
 # (test/cuda_bench is run by hand: it takes minutes).
 set -u
 component=cuda
@@ -130,6 +131,11 @@ if [ $available = no ]; then
     echo "$out" | tail -1
     check "cuda_conformance skips without a GPU (rc $rc)" test $rc -eq 77
     check "cuda_conformance says why it skips" matches "$out" "*skipped: *"
+    out=$("$top/test/cuda_host_mappings" 2>&1)
+    rc=$?
+    echo "$out" | tail -1
+    check "cuda_host_mappings skips without a GPU (rc $rc)" test $rc -eq 77
+    check "cuda_host_mappings says why it skips" matches "$out" "*skipped: *"
 else
     kernels=$("$info" --kernels --parsable 2>&1)
     for slot in SUM:FLOAT MAX:DOUBLE SUM:BFLOAT16 PROD:C_DOUBLE_COMPLEX MAXLOC:FLOAT_INT BXOR:INT8 REPLACE:LONG_DOUBLE; do
@@ -140,6 +146,9 @@ else
     "$top/test/cuda_conformance"
     rc=$?
     check "cuda_conformance on the GPU (rc $rc)" test $rc -eq 0
+    "$top/test/cuda_host_mappings"
+    rc=$?
+    check "cuda_host_mappings on the GPU (rc $rc)" test $rc -eq 0
 fi
 
 summary cuda_component

@@ -264,6 +264,53 @@ void check_reused_mappings()
     }
 }
 
+// Issue 33: OPF_REMEMBERED_RANGES_ (8) mappings are remembered at most, none
+// replaced while it exists (more mappings in use than entries: the others
+// are asked about, one pointer query per buffer, and /proc/self/maps is read
+// again after 64 such buffers, then 128, ...); one unmapped frees its entry
+// for the next. Nine mappings apart (PROT_NONE blocks between them, so that
+// the kernel keeps them apart).
+uint64_t queries_of(float *f)   // the pointer queries of one host SUM on f, whose result is checked
+{
+    const float before = f[64];
+    const uint64_t q = cudastub::counters().pointer_queries;
+    check(opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS && f[64] == before + f[0],
+          "host SUM on a mapping of its own");
+    return cudastub::counters().pointer_queries - q;
+}
+void check_remembered_capacity()
+{
+    cudastub::free(cudastub::device_alloc(4096, 0));   // the count moves: nothing is remembered now
+    constexpr int kMappings = OPF_REMEMBERED_RANGES_ + 1;
+    constexpr std::size_t block = 1 << 16;
+    char *region = static_cast<char *>(mmap(nullptr, 2 * kMappings * block, PROT_READ | PROT_WRITE,
+                                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    float *at[kMappings];
+    for (int i = 0; i < kMappings; ++i) {
+        mprotect(region + (2 * i + 1) * block, block, PROT_NONE);
+        at[i] = reinterpret_cast<float *>(region + 2 * i * block);
+        std::fill(at[i], at[i] + 128, 1.0f);
+    }
+    bool remembered = true;
+    for (int i = 0; i < OPF_REMEMBERED_RANGES_; ++i) {
+        queries_of(at[i]), queries_of(at[i]);
+        remembered &= queries_of(at[i]) == 0;
+    }
+    check(remembered, "%d mappings remembered (no pointer query from each one's third call)", OPF_REMEMBERED_RANGES_);
+    float *ninth = at[kMappings - 1];
+    queries_of(ninth), queries_of(ninth), queries_of(ninth);
+    const uint64_t asked = queries_of(ninth);
+    check(asked == 2, "a ninth mapping while the eight exist: asked about (%llu pointer queries per call, want 2)",
+          (unsigned long long)asked);
+    check(queries_of(at[1]) == 0, "the remembered mappings stay remembered beside it");
+    munmap(at[0], block);   // its entry is free now, seen at the next read of the mappings
+    int calls = 0;
+    while (calls < 256 && queries_of(ninth) != 0) ++calls;
+    check(calls >= 16 && calls <= 64, "the ninth mapping remembered once one of the eight is unmapped, after %d "
+          "calls of 2 buffers (the mappings read again after 64 buffers)", calls);
+    munmap(region + block, (2 * kMappings - 1) * block);
+}
+
 // The component's report of its host-mapping cache (opframe_info shows it too).
 std::string param(const char *name)
 {
@@ -446,6 +493,7 @@ int main(int argc, char **argv)
           "the application's device memory was mapped through a hooked call (op_cuda_driver_mappings %s)",
           param("op_cuda_driver_mappings").c_str());
     check_reused_mappings();
+    check_remembered_capacity();
     // 5. Driver calls per host reduction, the driver initialised.
     PerCall init[kBufferKinds], init_no_cache[kBufferKinds];
     check_driver_calls(Driver::kInitialised, init);

@@ -106,7 +106,7 @@ cd "$build/obj"
 say "make -j$jobs all (log: $build/make.log)"
 make -j"$jobs" all >"$build/make.log" 2>&1 || { tail -40 "$build/make.log"; die "build failed (log: $build/make.log)"; }
 programs="tools/opframe_info tools/opframe_bench test/conformance test/cuda_conformance test/cuda_bench test/cuda_semantics
-          test/cuda_conversions"
+          test/cuda_conversions test/cuda_host_mappings"
 # the OpenCL tests link the ICD loader, as libopframe-opencl does (built by `all` when configure found it)
 [ -f libopframe-opencl.la ] && programs="$programs test/opencl_conformance test/opencl_bench"
 say "make -j$jobs $programs"

@@ -19,6 +19,8 @@
 #   cuda_semantics      the kernels' arithmetic on the host (quick)
 #   cuda_conformance    every slot against the base on the GPU (77 without one)
 #   cuda_conversions    the device's float16 / fp8 conversions against the rule, every input
+#   cuda_host_mappings  the driver's mapping calls reach the component's hooks; a remembered
+#                       host mapping reused for device memory is a device call
 #   memcheck, initcheck compute-sanitizer --tool memcheck / initcheck on
 #                       cuda_conformance --quick (skipped without compute-sanitizer
 #                       on PATH or in /usr/local/cuda/bin, or without a GPU)
@@ -208,6 +210,7 @@ run cuda_semantics 60 "$bin/cuda_semantics"
 run cuda_conformance 120 "$bin/cuda_conformance"
 conformance_rc=$rc
 run cuda_conversions 30 "$bin/cuda_conversions"
+run cuda_host_mappings 30 "$bin/cuda_host_mappings"
 
 sanitizer=$(command -v compute-sanitizer 2>/dev/null)
 [ -n "$sanitizer" ] || for s in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer; do
