@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -311,6 +312,36 @@ void check_remembered_capacity()
     munmap(region + block, (2 * kMappings - 1) * block);
 }
 
+// Issue 33: remembered mappings under threads. Two threads reduce on host
+// mappings of their own (remembered, read by the inline calls without a
+// lock) while a third allocates and frees device memory, which moves the
+// count: every result right, nothing run on the wrong side. With a thread
+// sanitizer this is the race check of the window's entries (a seqlock).
+void check_remembered_under_threads()
+{
+    constexpr std::size_t bytes = 1 << 16;
+    std::atomic<bool> stop{false};
+    std::atomic<int> wrong{0}, calls{0};
+    auto reduce_on_own_mapping = [&] {
+        auto *f = static_cast<float *>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        std::fill(f, f + 128, 1.0f);
+        for (float want = 2.0f; !stop.load(std::memory_order_relaxed) || want < 200.0f; ++want) {
+            if (opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) != OPF_SUCCESS || f[64] != want || f[127] != want)
+                wrong.fetch_add(1);
+            calls.fetch_add(1, std::memory_order_relaxed);
+            if (want > 1 << 20) std::fill(f + 64, f + 128, want = 1.0f);
+        }
+        munmap(f, bytes);
+    };
+    std::thread a(reduce_on_own_mapping), b(reduce_on_own_mapping);
+    int moves = 0;
+    for (; moves < 200; ++moves) cudastub::free(cudastub::device_alloc(4096, 0));
+    stop = true;
+    a.join(), b.join();
+    check(wrong.load() == 0 && calls.load() > 0, "host SUMs on two threads' remembered mappings while a third "
+          "allocates and frees device memory %d times: %d wrong of %d", moves, wrong.load(), calls.load());
+}
+
 // The component's report of its host-mapping cache (opframe_info shows it too).
 std::string param(const char *name)
 {
@@ -494,6 +525,7 @@ int main(int argc, char **argv)
           param("op_cuda_driver_mappings").c_str());
     check_reused_mappings();
     check_remembered_capacity();
+    check_remembered_under_threads();
     // 5. Driver calls per host reduction, the driver initialised.
     PerCall init[kBufferKinds], init_no_cache[kBufferKinds];
     check_driver_calls(Driver::kInitialised, init);
