@@ -1382,20 +1382,31 @@ try {
     fail_exception("opf_component_log_at");
 }
 
-OPF_API int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims)
-try {
+namespace {
+// The calling component's memory kind `kind`, registered with a claim hook,
+// or nullptr (said on stderr): the rule of the opf_memory_kind_set_* calls.
+MemoryKind *callers_claiming_kind(const char *call, int kind)
+{
     if (repo.calling < 0) {
-        warn("opf_memory_kind_set_claims: call it from the component's init_query");
-        return OPF_ERR_ARG;
+        warn("%s: call it from the component's init_query", call);
+        return nullptr;
     }
     if (kind < 1 || std::size_t(kind) > repo.memory_kinds.size() ||
         repo.memory_kinds[std::size_t(kind - 1)].component != repo.calling ||
         !repo.memory_kinds[std::size_t(kind - 1)].claim) {
-        warn("component %s: opf_memory_kind_set_claims(%d): not a memory kind it registered with a claim hook",
-             repo.components[std::size_t(repo.calling)].name.c_str(), kind);
-        return OPF_ERR_ARG;
+        warn("component %s: %s(%d): not a memory kind it registered with a claim hook",
+             repo.components[std::size_t(repo.calling)].name.c_str(), call, kind);
+        return nullptr;
     }
-    repo.memory_kinds[std::size_t(kind - 1)].claims = claims;
+    return &repo.memory_kinds[std::size_t(kind - 1)];
+}
+} // namespace
+
+OPF_API int opf_memory_kind_set_claims(int kind, opf_memory_claims_fn *claims)
+try {
+    MemoryKind *k = callers_claiming_kind("opf_memory_kind_set_claims", kind);
+    if (!k) return OPF_ERR_ARG;
+    k->claims = claims;
     return OPF_SUCCESS;
 } catch (...) {
     return fail_exception("opf_memory_kind_set_claims");
@@ -1403,18 +1414,9 @@ try {
 
 OPF_API int opf_memory_kind_set_mapping_count(int kind, const uint64_t *count)
 try {
-    if (repo.calling < 0) {
-        warn("opf_memory_kind_set_mapping_count: call it from the component's init_query");
-        return OPF_ERR_ARG;
-    }
-    if (kind < 1 || std::size_t(kind) > repo.memory_kinds.size() ||
-        repo.memory_kinds[std::size_t(kind - 1)].component != repo.calling ||
-        !repo.memory_kinds[std::size_t(kind - 1)].claim) {
-        warn("component %s: opf_memory_kind_set_mapping_count(%d): not a memory kind it registered with a claim hook",
-             repo.components[std::size_t(repo.calling)].name.c_str(), kind);
-        return OPF_ERR_ARG;
-    }
-    repo.memory_kinds[std::size_t(kind - 1)].mapping_count = count;
+    MemoryKind *k = callers_claiming_kind("opf_memory_kind_set_mapping_count", kind);
+    if (!k) return OPF_ERR_ARG;
+    k->mapping_count = count;
     return OPF_SUCCESS;
 } catch (...) {
     return fail_exception("opf_memory_kind_set_mapping_count");
