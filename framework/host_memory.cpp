@@ -72,12 +72,29 @@ int next_sighting = 0;
 // 65536 while it stays so), for an entry frees only when the application
 // unmaps a mapping, which is not counted.
 uint64_t full_at = 0, backoff = 0, calls_to_wait = 0;
+// Mappings found not to be remembered at a count (unreadable, a device
+// file's, or none: pinned memory of a driver's device file, say), so that
+// their buffers do not have /proc/self/maps read at every call.
+struct Refused {
+    uintptr_t low = 0, high = 0;
+    uint64_t stamp = 0;
+};
+Refused refused[kSightings];
+int next_refused = 0;
 
 void forget_sightings()
 {
     std::lock_guard<std::mutex> lock(writer);
     for (Sighting &s : sightings) s = {};
+    for (Refused &r : refused) r = {};
     full_at = backoff = calls_to_wait = 0;
+}
+
+bool refused_at(uintptr_t at, uint64_t stamp)
+{
+    for (const Refused &r : refused)
+        if (r.stamp == stamp && at - r.low < r.high - r.low) return true;
+    return false;
 }
 
 // The process's mappings (/proc/self/maps), each with whether host code can
@@ -161,14 +178,21 @@ void remember_host(const void *const *asked, int m, uint64_t asked_at)
             next_sighting = (next_sighting + 1) % kSightings;
             continue;
         }
+        if (refused_at(at, asked_at)) continue;
         if (full_at == asked_at && calls_to_wait) {
             --calls_to_wait;
             continue;
         }
         const std::vector<Mapped> maps = process_mappings();
         const Mapped *holder = mapping_at(maps, at);
-        const int slot = holder && holder->host ? free_entry(asked_at, maps) : -1;
-        if (holder && holder->host && slot < 0) {
+        if (!holder || !holder->host) {
+            const uintptr_t page = at & ~uintptr_t(4095);
+            refused[next_refused] = {holder ? holder->low : page, holder ? holder->high : page + 4096, asked_at};
+            next_refused = (next_refused + 1) % kSightings;
+            continue;
+        }
+        const int slot = free_entry(asked_at, maps);
+        if (slot < 0) {
             backoff = full_at == asked_at ? std::min<uint64_t>(backoff * 2, 65536) : 64;
             full_at = asked_at, calls_to_wait = backoff;
         }

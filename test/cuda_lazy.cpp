@@ -37,6 +37,7 @@
 #include <opframe/cuda.h>
 #include <opframe/opframe.h>
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,17 @@
 #include <vector>
 
 #include "test/cudastub/cudastub.h"
+
+// The library's reads of /proc/self/maps, counted: this program's fopen comes
+// first in the lookup order of every loaded object.
+std::atomic<int> maps_reads{0};
+extern "C" FILE *fopen(const char *path, const char *mode)
+{
+    using Fopen = FILE *(*)(const char *, const char *);
+    static const Fopen next = reinterpret_cast<Fopen>(dlsym(RTLD_NEXT, "fopen"));
+    if (path && std::strcmp(path, "/proc/self/maps") == 0) maps_reads.fetch_add(1, std::memory_order_relaxed);
+    return next(path, mode);
+}
 
 namespace {
 
@@ -299,10 +311,12 @@ void check_remembered_capacity()
     }
     check(remembered, "%d mappings remembered (no pointer query from each one's third call)", OPF_REMEMBERED_RANGES_);
     float *ninth = at[kMappings - 1];
+    const int reads = maps_reads.load();
     queries_of(ninth), queries_of(ninth), queries_of(ninth);
     const uint64_t asked = queries_of(ninth);
     check(asked == 2, "a ninth mapping while the eight exist: asked about (%llu pointer queries per call, want 2)",
           (unsigned long long)asked);
+    check(maps_reads.load() - reads == 1, "and the mappings read once for it in 4 calls (%d)", maps_reads.load() - reads);
     check(queries_of(at[1]) == 0, "the remembered mappings stay remembered beside it");
     munmap(at[0], block);   // its entry is free now, seen at the next read of the mappings
     int calls = 0;
@@ -310,6 +324,19 @@ void check_remembered_capacity()
     check(calls >= 16 && calls <= 64, "the ninth mapping remembered once one of the eight is unmapped, after %d "
           "calls of 2 buffers (the mappings read again after 64 buffers)", calls);
     munmap(region + block, (2 * kMappings - 1) * block);
+#if defined(__x86_64__)
+    // A mapping not to be remembered (no read permission in /proc/self/maps,
+    // though x86 reads it): asked about each call, the mappings read once.
+    auto *unreadable = static_cast<float *>(mmap(nullptr, block, PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    std::fill(unreadable, unreadable + 128, 1.0f);
+    const int before = maps_reads.load();
+    uint64_t queries = 0;
+    for (int i = 0; i < 20; ++i) queries += queries_of(unreadable);
+    check(queries == 40 && maps_reads.load() - before == 1, "a write-only mapping: not remembered (%llu pointer "
+          "queries in 20 calls), the mappings read %d time(s) for it", (unsigned long long)queries,
+          maps_reads.load() - before);
+    munmap(unreadable, block);
+#endif
 }
 
 // Issue 33: remembered mappings under threads. Two threads reduce on host
