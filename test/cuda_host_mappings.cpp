@@ -12,7 +12,9 @@
 //      or managed memory (a device file's, /dev/nvidia*; an inaccessible
 //      anonymous reservation larger than a C library arena, 64 MiB) came
 //      with op_cuda_driver_mappings moving; printed per kind;
-//   3. a host mapping the library remembers (reduced on twice: the inline
+//   3. another process's device memory opened here (cudaIpcOpenMemHandle):
+//      its mappings counted as in 2, and a call on it is a device call;
+//   4. a host mapping the library remembers (reduced on twice: the inline
 //      window holds it), unmapped, and a virtual-memory reservation asked for
 //      at its address (cuMemAddressReserve's hint) with device memory mapped
 //      there: a call on it is a device call (or refused with the reason),
@@ -24,6 +26,8 @@
 
 #include <dlfcn.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
@@ -103,11 +107,62 @@ template <class Fn> Fn driver_fn(void *lib, const char *name)
     return reinterpret_cast<Fn>(dlsym(lib, name));
 }
 
+// Another process, forked before this one touches CUDA: it allocates device
+// memory holding 128 ones and sends its IPC handle (a byte 1 first; 0 if it
+// could not), then waits until released.
+struct Exporter {
+    pid_t pid = -1;
+    int handle_in = -1, release_out = -1;
+    void start()
+    {
+        int to_us[2], to_it[2];
+        if (pipe(to_us) != 0 || pipe(to_it) != 0) return;
+        std::fflush(stdout);
+        pid = fork();
+        if (pid == 0) {
+            close(to_us[0]), close(to_it[1]);
+            cudaIpcMemHandle_t handle{};
+            void *d = nullptr;
+            std::vector<float> ones(128, 1.0f);
+            char ok = cudaMalloc(&d, 1 << 20) == cudaSuccess &&
+                      cudaMemcpy(d, ones.data(), 128 * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess &&
+                      cudaIpcGetMemHandle(&handle, d) == cudaSuccess;
+            if (write(to_us[1], &ok, 1) == 1 && ok && write(to_us[1], &handle, sizeof handle) == sizeof handle) {
+                char done = 0;
+                (void)!read(to_it[0], &done, 1);
+            }
+            _exit(0);
+        }
+        close(to_us[1]), close(to_it[0]);
+        handle_in = to_us[0], release_out = to_it[1];
+    }
+    bool receive(cudaIpcMemHandle_t &handle)
+    {
+        char ok = 0;
+        if (handle_in < 0 || read(handle_in, &ok, 1) != 1 || !ok) return false;
+        auto *at = reinterpret_cast<char *>(&handle);
+        for (size_t got = 0; got < sizeof handle;) {
+            const ssize_t n = read(handle_in, at + got, sizeof handle - got);
+            if (n <= 0) return false;
+            got += size_t(n);
+        }
+        return true;
+    }
+    ~Exporter()
+    {
+        if (pid <= 0) return;
+        close(release_out), close(handle_in);   // its read returns: it exits
+        waitpid(pid, nullptr, 0);
+    }
+};
+
 } // namespace
 
 int main()
 {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    Exporter exporter;
+    exporter.start();
     if (opf_init() != OPF_SUCCESS) {
         std::printf("FAILED: opf_init: %s\n", opf_last_error());
         return 1;
@@ -146,6 +201,27 @@ int main()
         return cudaHostRegister(registered.data(), registered.size(), cudaHostRegisterDefault) == cudaSuccess;
     });
 
+    // Another process's device memory.
+    cudaIpcMemHandle_t handle{};
+    if (!exporter.receive(handle)) {
+        std::printf("cuda_host_mappings: no IPC handle from the other process: case 3 not run\n");
+    } else {
+        void *opened = nullptr;
+        watch("cudaIpcOpenMemHandle (another process's device memory)", [&] {
+            return cudaIpcOpenMemHandle(&opened, handle, cudaIpcMemLazyEnablePeerAccess) == cudaSuccess;
+        });
+        if (opened) {
+            auto *d = static_cast<float *>(opened);
+            std::vector<float> back(128, 0.0f);
+            const int rc = opf_reduce_local(d, d + 64, 64, OPF_FLOAT, OPF_SUM);
+            cudaMemcpy(back.data(), d, 128 * sizeof(float), cudaMemcpyDeviceToHost);
+            check((rc == OPF_SUCCESS && back[64] == 2.0f) || rc == OPF_ERR_BUFFER,
+                  "another process's device memory: a device call (rc %d%s%s; [64] = %g)", rc, rc ? ": " : "",
+                  rc ? opf_last_error() : "", double(back[64]));
+            cudaIpcCloseMemHandle(opened);
+        }
+    }
+
     // Virtual memory: a reservation at a freed host mapping's address.
     auto reserve = driver_fn<CUresult (*)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long)>(
         lib, "cuMemAddressReserve");
@@ -163,7 +239,7 @@ int main()
     size_t gran = 0;
     if (!reserve || !create || !map || !set_access || !granularity ||
         granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) != CUDA_SUCCESS || !gran) {
-        std::printf("cuda_host_mappings: no virtual-memory calls in this driver: case 3 not run\n");
+        std::printf("cuda_host_mappings: no virtual-memory calls in this driver: case 4 not run\n");
     } else {
         const size_t bytes = (size_t(2) << 20) + gran - 1 - ((size_t(2) << 20) + gran - 1) % gran;
         char *host = static_cast<char *>(mmap(nullptr, bytes + gran, PROT_READ | PROT_WRITE,
@@ -189,7 +265,7 @@ int main()
         });
         if (at != CUdeviceptr(reinterpret_cast<uintptr_t>(f))) {
             std::printf("cuda_host_mappings: the driver placed the reservation at %#llx, not at the freed host "
-                        "mapping's %p: case 3 not run\n", (unsigned long long)at, static_cast<void *>(f));
+                        "mapping's %p: case 4 not run\n", (unsigned long long)at, static_cast<void *>(f));
         } else {
             std::vector<float> ones(128, 1.0f), back(128, 0.0f);
             cudaMemcpy(reinterpret_cast<void *>(at), ones.data(), 128 * sizeof(float), cudaMemcpyHostToDevice);
