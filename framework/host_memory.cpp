@@ -1,6 +1,8 @@
 // host_memory.cpp — see host_memory.h.
 #include "framework/host_memory.h"
 
+#include "base/proc_maps.h"
+
 #include <link.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -107,20 +109,10 @@ struct Mapped {
 std::vector<Mapped> process_mappings()
 {
     std::vector<Mapped> out;
-    FILE *maps = std::fopen("/proc/self/maps", "r");
-    if (!maps) return out;
-    char line[4096];
-    while (std::fgets(line, sizeof line, maps)) {
-        unsigned long long lo = 0, hi = 0;
-        char perms[8] = {};
-        int path = 0;
-        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &path) < 3 || !path) continue;
-        const char *name = line + path;
-        const bool device_file = std::strncmp(name, "/dev/", 5) == 0 && std::strncmp(name, "/dev/zero", 9) != 0 &&
-                                 std::strncmp(name, "/dev/shm/", 9) != 0;
-        out.push_back({uintptr_t(lo), uintptr_t(hi), perms[0] == 'r' && !device_file});
-    }
-    std::fclose(maps);
+    base::for_each_mapping([&](const base::ProcMapping &m) {
+        out.push_back({m.low, m.high, m.readable() && !m.device_file()});
+        return false;
+    });
     return out;
 }
 const Mapped *mapping_at(const std::vector<Mapped> &maps, uintptr_t at)
@@ -229,26 +221,21 @@ void note_host_ranges(bool claims, const uint64_t *moved)
 #if defined(__GLIBC__)
     r.heap_low = reinterpret_cast<uintptr_t>(__curbrk), r.brk = break_pointer;
 #endif
-    if (FILE *maps = std::fopen("/proc/self/maps", "r")) {
-        char line[512];
-        uintptr_t previous_end = 0;
-        while (std::fgets(line, sizeof line, maps)) {
-            unsigned long long low = 0, high = 0;
-            if (std::sscanf(line, "%llx-%llx", &low, &high) != 2) continue;
-            if (std::strstr(line, "[heap]") && r.brk != &no_break) r.heap_low = std::min(r.heap_low, uintptr_t(low));
-            if (std::strstr(line, "[stack]")) {
-                // Without a limit only the mapping as it is now (the space
-                // below may hold other mappings before the stack grows there).
-                rlimit limit{};
-                uintptr_t floor = uintptr_t(low);
-                if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < high)
-                    floor = std::min<uintptr_t>(floor, std::max<uintptr_t>(previous_end, uintptr_t(high - limit.rlim_cur)));
-                r.low[2] = floor, r.span[2] = uintptr_t(high) - floor;
-            }
-            previous_end = uintptr_t(high);
+    uintptr_t previous_end = 0;
+    base::for_each_mapping([&](const base::ProcMapping &m) {
+        if (std::strcmp(m.name, "[heap]") == 0 && r.brk != &no_break) r.heap_low = std::min(r.heap_low, m.low);
+        if (std::strcmp(m.name, "[stack]") == 0) {
+            // Without a limit only the mapping as it is now (the space
+            // below may hold other mappings before the stack grows there).
+            rlimit limit{};
+            uintptr_t floor = m.low;
+            if (getrlimit(RLIMIT_STACK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < m.high)
+                floor = std::min<uintptr_t>(floor, std::max<uintptr_t>(previous_end, uintptr_t(m.high - limit.rlim_cur)));
+            r.low[2] = floor, r.span[2] = m.high - floor;
         }
-        std::fclose(maps);
-    }
+        previous_end = m.high;
+        return false;
+    });
     host_window = r;
 }
 

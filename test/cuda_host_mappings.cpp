@@ -24,6 +24,8 @@
 #include <opframe/cuda.h>
 #include <opframe/opframe.h>
 
+#include "base/proc_maps.h"
+
 #include <dlfcn.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -60,28 +62,19 @@ long long mapping_count()
 
 // The process's mappings that can hold device or managed memory.
 struct Mapping {
-    unsigned long long low, high;
+    uintptr_t low, high;
     std::string what;
     bool operator==(const Mapping &o) const { return low == o.low && high == o.high && what == o.what; }
 };
 std::vector<Mapping> device_capable_mappings()
 {
     std::vector<Mapping> out;
-    FILE *maps = std::fopen("/proc/self/maps", "r");
-    if (!maps) return out;
-    char line[4096];
-    while (std::fgets(line, sizeof line, maps)) {
-        unsigned long long low = 0, high = 0;
-        char perms[8] = {};
-        int path = 0;
-        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &low, &high, perms, &path) < 3 || !path) continue;
-        std::string name = line + path;
-        if (!name.empty() && name.back() == '\n') name.pop_back();
-        const bool device_file = name.rfind("/dev/nvidia", 0) == 0;
-        const bool reservation = name.empty() && std::strcmp(perms, "---p") == 0 && high - low > (64ull << 20);
-        if (device_file || reservation) out.push_back({low, high, std::string(perms) + " " + name});
-    }
-    std::fclose(maps);
+    opf::base::for_each_mapping([&](const opf::base::ProcMapping &m) {
+        const bool device_file = std::strncmp(m.name, "/dev/nvidia", 11) == 0;
+        const bool reservation = !*m.name && std::strcmp(m.perms, "---p") == 0 && m.high - m.low > (64ull << 20);
+        if (device_file || reservation) out.push_back({m.low, m.high, std::string(m.perms) + " " + m.name});
+        return false;
+    });
     return out;
 }
 

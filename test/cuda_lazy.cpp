@@ -177,9 +177,8 @@ void check_driver_calls(Driver driver, PerCall (&got)[kBufferKinds])
     for (int k = 0; k < kBufferKinds; ++k) {
         const BufferKind kind = BufferKind(k);
         const PerCall r = got[k] = driver_calls_per_reduction(kind);
-        const bool none = free_kind(kind) || !asks;
-        const double want2 = none ? 0 : asks ? 2 : 1, want3 = none ? 0 : asks ? 3 : 1,
-                     want_in_place = none ? 0 : asks ? 2 : 1, want_n = none ? 0 : asks ? 6 : 1;
+        const bool none = free_kind(kind) || !asks;   // asked about: one query per distinct buffer
+        const double want2 = none ? 0 : 2, want3 = none ? 0 : 3, want_in_place = none ? 0 : 2, want_n = none ? 0 : 6;
         check(r.reduce2 <= want2 && r.reduce3 <= want3 && r.in_place3 <= want_in_place && r.nary <= want_n,
               "driver %s, %s buffers: %.2f / %.2f / %.2f / %.2f driver calls per opf_reduce_local / _local3 / "
               "_local3 in place / _local_n of 5 (want at most %g / %g / %g / %g)", state, buffer_kind_names[k],

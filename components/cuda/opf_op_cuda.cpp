@@ -115,6 +115,7 @@
 #include <cuda_runtime_api.h>
 
 #include "base/matrix.h"
+#include "base/proc_maps.h"
 #include "base/storage.h"
 #include "base/type_list.h"
 #include "cuda_kernels.h"
@@ -462,24 +463,13 @@ enum class Where { Host, Pinned, Device, Managed, Unknown };
 // /proc/self/maps) is the failure path's alone.
 bool plain_host_mapping(const void *p)
 {
-    FILE *maps = std::fopen("/proc/self/maps", "r");
-    if (!maps) return false;
     const auto at = reinterpret_cast<uintptr_t>(p);
     bool plain = false;
-    char line[4096];
-    while (std::fgets(line, sizeof line, maps)) {
-        unsigned long long low = 0, high = 0;
-        char perms[8] = {};
-        int path = 0;
-        if (std::sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &low, &high, perms, &path) < 3 || !path) continue;
-        if (at < low || at >= high) continue;
-        const char *name = line + path;   // no name: anonymous; [heap], [stack], [anon:...] too
-        const bool anonymous = *name == '\n' || *name == 0 || std::strncmp(name, "[heap]", 6) == 0 ||
-                               std::strncmp(name, "[stack", 6) == 0 || std::strncmp(name, "[anon:", 6) == 0;
-        plain = perms[0] == 'r' && perms[1] == 'w' && perms[3] == 'p' && anonymous;
-        break;
-    }
-    std::fclose(maps);
+    base::for_each_mapping([&](const base::ProcMapping &m) {
+        if (at < m.low || at >= m.high) return false;
+        plain = m.readable() && m.perms[1] == 'w' && m.perms[3] == 'p' && m.anonymous();
+        return true;
+    });
     return plain;
 }
 struct Buf {
@@ -536,7 +526,7 @@ unsigned claims_call(const void *const *ptrs, int n)
     for (int i = 0; i < n; ++i)
         if (ptrs[i]) unknown |= 1u << i;
     if (!unknown || !driver_initialised()) return 0;
-    bool ready = false;   // devices_ready: the first claim after cuInit sets them up; classify reads n_devices
+    devices_ready();   // the first claim after cuInit sets them up; classify reads n_devices
     unsigned claimed = 0;
     for (int i = 0; i < n; ++i) {
         if (!(unknown >> i & 1)) continue;
@@ -546,7 +536,6 @@ unsigned claims_call(const void *const *ptrs, int n)
             claimed |= (claimed >> same & 1u) << i;
             continue;
         }
-        if (!ready) ready = (devices_ready(), true);
         const Buf b = classify(ptrs[i]);
         if (b.where == Where::Device || b.where == Where::Managed || b.where == Where::Unknown) claimed |= 1u << i;
     }
