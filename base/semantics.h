@@ -278,23 +278,29 @@ template <class T, Rounding M> inline constexpr bool sums_in_float = M == Roundi
 // The accumulators take k (the number of inputs) at every step: the wide
 // integer mean divides each input by it.
 // SUM: the fold of OpSum, or (Once, Narrow) the float sum rounded once.
+// Accumulators in float (sums_in_float, the Narrow mean) also give their rule
+// on values already widened, first_wide / add_wide / result_wide (before the
+// rounding to T): for kernels that widen several elements at once.
 template <class T, Rounding M> struct SumAcc {
     using Acc = std::conditional_t<sums_in_float<T, M>, float, T>;
-    OPF_HD static Acc first(T x, int)
+    OPF_HD static Acc first(T x, int k)
     {
-        if constexpr (sums_in_float<T, M>) return to_float(x);
+        if constexpr (sums_in_float<T, M>) return first_wide(to_float(x), k);
         else return x;
     }
-    OPF_HD static Acc add(Acc a, T x, int)
+    OPF_HD static Acc add(Acc a, T x, int k)
     {
-        if constexpr (sums_in_float<T, M>) return a + to_float(x);
+        if constexpr (sums_in_float<T, M>) return add_wide(a, to_float(x), k);
         else return OpSum::apply(a, x);
     }
-    OPF_HD static T result(Acc a, int)
+    OPF_HD static T result(Acc a, int k)
     {
-        if constexpr (sums_in_float<T, M>) return narrow<T>(a);
+        if constexpr (sums_in_float<T, M>) return narrow<T>(result_wide(a, k));
         else return a;
     }
+    OPF_HD static float first_wide(float x, int) requires sums_in_float<T, M> { return x; }
+    OPF_HD static float add_wide(float a, float x, int) requires sums_in_float<T, M> { return a + x; }
+    OPF_HD static float result_wide(float a, int) requires sums_in_float<T, M> { return a; }
 };
 
 // AVG of k values. Floating and complex: the SUM above, then divided by k
@@ -329,9 +335,12 @@ template <class T, Rounding M> struct MeanAcc : SumAcc<T, M> {
 static_assert(OPF_REDUCE_N_MAX <= 64, "the Narrow mean scales its inputs by 2^-6");
 template <Narrow T, Rounding M> struct MeanAcc<T, M> {
     using Acc = float;
-    OPF_HD static Acc first(T x, int) { return to_float(x) * 0x1p-6f; }
-    OPF_HD static Acc add(Acc a, T x, int) { return a + to_float(x) * 0x1p-6f; }
-    OPF_HD static T result(Acc a, int k) { return narrow<T>(a / float(k) * 0x1p6f); }
+    OPF_HD static Acc first(T x, int k) { return first_wide(to_float(x), k); }
+    OPF_HD static Acc add(Acc a, T x, int k) { return add_wide(a, to_float(x), k); }
+    OPF_HD static T result(Acc a, int k) { return narrow<T>(result_wide(a, k)); }
+    OPF_HD static float first_wide(float x, int) { return x * 0x1p-6f; }
+    OPF_HD static float add_wide(float a, float x, int) { return a + x * 0x1p-6f; }
+    OPF_HD static float result_wide(float a, int k) { return a / float(k) * 0x1p6f; }
 };
 template <Integer T, Rounding M> requires(sizeof(T) <= 4) struct MeanAcc<T, M> {
     using Acc = int64_t;

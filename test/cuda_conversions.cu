@@ -5,6 +5,12 @@
 // floats to float16, bfloat16, FLOAT8_E4M3 and FLOAT8_E5M2; all 2^16 float16 and 2^8
 // fp8 codes to float. Any NaN matches any NaN; everything else bit for bit.
 //
+// And the fp8 word rules of the vector kernels (components/cuda/fp8_words.h:
+// MAX / MIN on the codes, SUM, PROD and the mean of two through binary16
+// pairs with the saturating conversion and its fix-up, the float
+// accumulators with paired conversions) against the same vectors element by
+// element, for every operand pair in both orders.
+//
 // That the check can fail is shown in the same run: the bare saturating fp8
 // instruction (storage_hw.h without its fix-up) must differ from the rule,
 // and the count of its differences is printed.
@@ -20,21 +26,25 @@
 #include <string>
 
 #include "base/storage.h"
+#include "components/cuda/cuda_ops.h"
 
 namespace {
 
 namespace ob = opf::base;
 
-enum Check : int { kHalf, kBF16, kE4M3, kE5M2, kHalfWiden, kE4M3Widen, kE5M2Widen, kBareE4M3, kBareE5M2, kChecks };
+namespace oc = opf_cuda;
+
+enum Check : int { kHalf, kBF16, kE4M3, kE5M2, kHalfWiden, kE4M3Widen, kE5M2Widen, kWordRules, kBareE4M3, kBareE5M2, kChecks };
 const char *const check_name[kChecks] = {
     "float -> float16",          "float -> bfloat16",         "float -> float8_e4m3",      "float -> float8_e5m2",
-    "float16 -> float",          "float8_e4m3 -> float",      "float8_e5m2 -> float",
+    "float16 -> float",          "float8_e4m3 -> float",      "float8_e5m2 -> float",      "fp8 word rules, every pair",
     "bare satfinite e4m3 (expected to differ)", "bare satfinite e5m2 (expected to differ)"};
 
 struct Tally {
     unsigned long long differ[kChecks];
     uint32_t first_input[kChecks], first_got[kChecks], first_want[kChecks];
     int hw_half, hw_float8;   // which path the dispatchers took in this build
+    int word_rules;           // how many fp8 word rules this build has
 };
 
 __device__ bool same(uint32_t got, uint32_t want, bool got_nan, bool want_nan) { return got == want || (got_nan && want_nan); }
@@ -101,6 +111,54 @@ __global__ void every_code(Tally *t)
     }
 }
 
+// Word rule `rule` of the list below on 16 operand pairs (a, b) and (b, a):
+// vector v holds pairs 16v .. 16v + 15; input = rule << 16 | the pair.
+template <class T, class A> __device__ void pairs_of_vector(Tally *t, int rule, uint32_t v)
+{
+    if constexpr (!std::is_void_v<oc::fp8::WordRule<T, A>>) {
+        if (v == 0) atomicAdd(&t->word_rules, 1);
+        uint8_t a[16], b[16];
+        for (uint32_t l = 0; l < 16; ++l) a[l] = uint8_t((16 * v + l) >> 8), b[l] = uint8_t(16 * v + l);
+        uint4 in[2];
+        for (int order = 0; order < 2; ++order) {
+            std::memcpy(&in[order], a, 16), std::memcpy(&in[1 - order], b, 16);
+            using Words = oc::VectorAcc<T, A>;
+            using Elements = oc::VectorAcc<T, A, void>;
+            const uint4 w = Words::result(Words::add(Words::first(in[0], 2), in[1], 2), 2);
+            const uint4 e = Elements::result(Elements::add(Elements::first(in[0], 2), in[1], 2), 2);
+            uint8_t x[16], y[16];
+            std::memcpy(x, &w, 16), std::memcpy(y, &e, 16);
+            for (uint32_t l = 0; l < 16; ++l) {
+                const bool nan = std::is_same_v<T, ob::Float8E4M3> ? e4m3_nan(x[l]) && e4m3_nan(y[l])
+                                                                     : e5m2_nan(x[l]) && e5m2_nan(y[l]);
+                if (x[l] != y[l] && !nan) note(t, kWordRules, uint32_t(rule) << 16 | (16 * v + l), x[l], y[l]);
+            }
+        }
+    }
+}
+__global__ void every_pair(Tally *t)
+{
+    const uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= 0x10000 / 16) return;
+    using E4 = ob::Float8E4M3;
+    using E5 = ob::Float8E5M2;
+    using ob::FoldAcc, ob::SumAcc, ob::Rounding;
+    pairs_of_vector<E4, FoldAcc<ob::OpMax, E4>>(t, 0, v);
+    pairs_of_vector<E5, FoldAcc<ob::OpMax, E5>>(t, 1, v);
+    pairs_of_vector<E4, FoldAcc<ob::OpMin, E4>>(t, 2, v);
+    pairs_of_vector<E5, FoldAcc<ob::OpMin, E5>>(t, 3, v);
+    pairs_of_vector<E4, SumAcc<E4, Rounding::Chain>>(t, 4, v);
+    pairs_of_vector<E5, SumAcc<E5, Rounding::Chain>>(t, 5, v);
+    pairs_of_vector<E4, FoldAcc<ob::OpProd, E4>>(t, 6, v);
+    pairs_of_vector<E5, FoldAcc<ob::OpProd, E5>>(t, 7, v);
+    pairs_of_vector<E4, oc::fp8::MeanOfTwo<E4>>(t, 8, v);
+    pairs_of_vector<E5, oc::fp8::MeanOfTwo<E5>>(t, 9, v);
+    pairs_of_vector<E4, SumAcc<E4, Rounding::Once>>(t, 10, v);
+    pairs_of_vector<E5, SumAcc<E5, Rounding::Once>>(t, 11, v);
+    pairs_of_vector<E4, ob::MeanAcc<E4, Rounding::Chain>>(t, 12, v);
+    pairs_of_vector<E5, ob::MeanAcc<E5, Rounding::Chain>>(t, 13, v);
+}
+
 #define CUDA_OK(call)                                                                                          \
     do {                                                                                                       \
         const cudaError_t e_ = (call);                                                                         \
@@ -141,14 +199,16 @@ int main(int argc, char **argv)
     for (uint64_t begin = 0; begin < (uint64_t(1) << 32); begin += chunk)
         every_float<<<unsigned(prop.multiProcessorCount * 8), 256>>>(begin, chunk, t);
     every_code<<<256, 256>>>(t);
+    every_pair<<<16, 256>>>(t);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaEventRecord(stop));
     CUDA_OK(cudaDeviceSynchronize());
     float ms = 0;
     cudaEventElapsedTime(&ms, start, stop);
     std::printf("cuda_conversions: %s (sm_%d%d); device path: float16 and bfloat16 %s, fp8 %s; every input in "
-                "%.0f ms\n", prop.name, prop.major, prop.minor, t->hw_half ? "instructions" : "software",
-                t->hw_float8 ? "instructions" : "software (no fp8 instructions before sm_89 in this build)", ms);
+                "%.0f ms; fp8 word rules: %d\n", prop.name, prop.major, prop.minor, t->hw_half ? "instructions" : "software",
+                t->hw_float8 ? "instructions" : "software (no fp8 instructions before sm_89 in this build)", ms,
+                t->word_rules);
     int failed = 0;
     for (int c = 0; c < kChecks; ++c) {
         const bool bare = c == kBareE4M3 || c == kBareE5M2;
@@ -160,6 +220,11 @@ int main(int argc, char **argv)
             std::printf(" (first: input 0x%08" PRIx32 ": device 0x%" PRIx32 ", rule 0x%" PRIx32 ")", t->first_input[c],
                         t->first_got[c], t->first_want[c]);
         std::printf("\n");
+    }
+    const int word_rules_expected = t->hw_float8 ? 14 : 4;   // the binary16 ones need the fp8 instructions
+    if (t->word_rules != word_rules_expected) {
+        ++failed;
+        std::printf("FAIL %d fp8 word rules in this build, %d expected\n", t->word_rules, word_rules_expected);
     }
     std::printf("cuda_conversions: %s\n", failed ? "FAILED" : "ok");
     return failed ? 1 : 0;

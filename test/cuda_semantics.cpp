@@ -178,6 +178,95 @@ void check_conversions(bool exhaustive, bool exhaustive_fp8, Rng &rng)
                                                            : "sampled; --exhaustive for every float", s);
 }
 
+// ---- 1b. fp8 word rules ------------------------------------------------------------------
+// The vector work items' fp8 word rules (fp8_words.h, in the CUDA headers'
+// emulation of the instructions) against the same vectors element by element
+// (VectorAcc with no word rule: base/semantics.h's accumulators): every
+// operand pair for two inputs, each in a different lane position, and chains
+// of 1 to 8 inputs (random codes, a third of them adversarial).
+template <class T> bool same_vectors(const uint4 &x, const uint4 &y)
+{
+    T a[16], b[16];
+    std::memcpy(a, &x, 16), std::memcpy(b, &y, 16);
+    for (int l = 0; l < 16; ++l)
+        if (!ob::same_value(a[l], b[l])) return false;
+    return true;
+}
+template <class T, class A> uint4 reduce_vectors(const uint4 *in, int k, bool by_words)
+{
+    auto run = [&](auto acc_type) {
+        using VA = decltype(acc_type);
+        auto acc = VA::first(in[0], k);
+        for (int j = 1; j < k; ++j) acc = VA::add(acc, in[j], k);
+        return VA::result(acc, k);
+    };
+    return by_words ? run(oc::VectorAcc<T, A>{}) : run(oc::VectorAcc<T, A, void>{});
+}
+template <class T, class A> void check_word_rule(const char *name, int max_k, Rng &rng)
+{
+    static_assert(!std::is_void_v<oc::fp8::WordRule<T, A>>, "a word rule");
+    const int before = failures;
+    auto check = [&](const uint4 *in, int k) {
+        const uint4 w = reduce_vectors<T, A>(in, k, true), e = reduce_vectors<T, A>(in, k, false);
+        ++checks;
+        if (same_vectors<T>(w, e)) return;
+        unsigned char c[8][16], x[16], y[16];
+        std::memcpy(x, &w, 16), std::memcpy(y, &e, 16);
+        for (int j = 0; j < k; ++j) std::memcpy(c[j], &in[j], 16);
+        for (int l = 0; l < 16; ++l)
+            if (x[l] != y[l] && failures < before + 5) {
+                std::string ops;
+                char buf[16];
+                for (int j = 0; j < k; ++j) std::snprintf(buf, sizeof buf, "%s0x%02x", j ? ", " : "", c[j][l]), ops += buf;
+                fail("%s, %d inputs (%s): word rule 0x%02x, elementwise 0x%02x", name, k, ops.c_str(), x[l], y[l]);
+            }
+    };
+    uint4 in[8];
+    for (uint32_t pair = 0; pair < 0x10000; pair += 16) {   // every (a, b), 16 to a vector
+        unsigned char a[16], b[16];
+        for (uint32_t l = 0; l < 16; ++l) a[l] = uint8_t((pair + l) >> 8), b[l] = uint8_t(pair + l);
+        std::memcpy(&in[0], a, 16), std::memcpy(&in[1], b, 16);
+        check(in, 2);
+        std::swap(in[0], in[1]);
+        check(in, 2);
+    }
+    for (int round = 0; round < 4096; ++round) {
+        const int k = 1 + int(rng.below(uint64_t(max_k)));
+        for (int j = 0; j < k; ++j) {
+            unsigned char c[16];
+            for (int l = 0; l < 16; ++l) cuda_test::scalar<T>(c + l, rng);
+            std::memcpy(&in[j], c, 16);
+        }
+        check(in, k);
+    }
+    if (verbose || failures > before) std::printf("fp8 word rule %s: %s\n", name, failures > before ? "FAILED" : "ok");
+}
+void check_word_rules(Rng &rng)
+{
+    const long long before = checks;
+    using E4 = ob::Float8E4M3;
+    using E5 = ob::Float8E5M2;
+    using ob::FoldAcc, ob::SumAcc, ob::Rounding;
+    check_word_rule<E4, FoldAcc<ob::OpMax, E4>>("MAX FLOAT8_E4M3", 8, rng);
+    check_word_rule<E5, FoldAcc<ob::OpMax, E5>>("MAX FLOAT8_E5M2", 8, rng);
+    check_word_rule<E4, FoldAcc<ob::OpMin, E4>>("MIN FLOAT8_E4M3", 8, rng);
+    check_word_rule<E5, FoldAcc<ob::OpMin, E5>>("MIN FLOAT8_E5M2", 8, rng);
+    check_word_rule<E4, SumAcc<E4, Rounding::Chain>>("SUM FLOAT8_E4M3", 8, rng);
+    check_word_rule<E5, SumAcc<E5, Rounding::Chain>>("SUM FLOAT8_E5M2", 8, rng);
+    check_word_rule<E4, FoldAcc<ob::OpProd, E4>>("PROD FLOAT8_E4M3", 8, rng);
+    check_word_rule<E5, FoldAcc<ob::OpProd, E5>>("PROD FLOAT8_E5M2", 8, rng);
+    check_word_rule<E4, oc::fp8::MeanOfTwo<E4>>("AVG FLOAT8_E4M3, two inputs", 2, rng);
+    check_word_rule<E5, oc::fp8::MeanOfTwo<E5>>("AVG FLOAT8_E5M2, two inputs", 2, rng);
+    check_word_rule<E4, SumAcc<E4, Rounding::Once>>("SUM FLOAT8_E4M3, rounded once", 8, rng);
+    check_word_rule<E5, SumAcc<E5, Rounding::Once>>("SUM FLOAT8_E5M2, rounded once", 8, rng);
+    check_word_rule<E4, ob::MeanAcc<E4, Rounding::Chain>>("AVG FLOAT8_E4M3", 8, rng);
+    check_word_rule<E5, ob::MeanAcc<E5, Rounding::Chain>>("AVG FLOAT8_E5M2", 8, rng);
+    // What the launches of two inputs run (cuda_ops.h TwoInputs).
+    static_assert(std::is_same_v<oc::TwoInputs<E4, SumAcc<E4, Rounding::Once>>, SumAcc<E4, Rounding::Chain>>);
+    static_assert(std::is_same_v<oc::TwoInputs<E5, ob::MeanAcc<E5, Rounding::Once>>, oc::fp8::MeanOfTwo<E5>>);
+    std::printf("fp8 word rules: %lld checks (every operand pair, chains of up to 8)\n", checks - before);
+}
+
 // ---- 2. slots ---------------------------------------------------------------------
 // Runs the kernel's work items on the host; returns the plan mode used.
 using EmulateFn = int (*)(const void *, const void *, void *, int64_t);
@@ -345,6 +434,7 @@ int main(int argc, char **argv)
     std::printf("seed=%" PRIu64 "\n", seed);
     Rng rng(seed);
     check_conversions(exhaustive, exhaustive_fp8, rng);
+    check_word_rules(rng);
 
     int n_slots = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)

@@ -43,6 +43,8 @@ cudaError_t launch_grid(const void *kernel, const Plan &p, Geometry g, void **ar
 template <class T, class A>
 cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream)
 {
+    if constexpr (!std::is_same_v<TwoInputs<T, A>, A>)
+        if (k == 2) return launch_n<T, TwoInputs<T, A>>(in, k, out, n, g, stream);
     if (n <= 0) return cudaSuccess;
     if (k < 1 || k > kMaxInputs) return cudaErrorInvalidValue;
     NaryInputs inputs{};
@@ -54,7 +56,8 @@ cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geomet
     return launch_grid(reinterpret_cast<const void *>(&nary_kernel<T, A>), p, g, args, stream);
 }
 
-// The 3-buffer form: the n-ary kernel on two inputs (cuda_ops.h work_item).
+// The 3-buffer form: the n-ary kernel on two inputs (cuda_ops.h work_item;
+// launch_n takes the two-input accumulator, TwoInputs).
 template <class Op, class T>
 cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
 {
@@ -66,7 +69,7 @@ template <class Op, class T> const SlotKernel *entry()
 {
     if constexpr (gpu_computes<Op, T>) {
         static const SlotKernel k = {&launch<Op, T>, &host_kernel<Op, T>,
-                                     reinterpret_cast<const void *>(&nary_kernel<T, NaryAccFor<Op, T, kChain>>),
+                                     reinterpret_cast<const void *>(&nary_kernel<T, TwoInputs<T, NaryAccFor<Op, T, kChain>>>),
                                      int(sizeof(T))};
         return &k;
     } else {

@@ -20,6 +20,7 @@
 
 #include "base/type_list.h"
 #include "cuda_kernels.h"
+#include "fp8_words.h"
 
 namespace opf_cuda {
 
@@ -167,10 +168,74 @@ template <class Op, class T, int F> using NaryAccFor =
 template <class Op, class T, int F> inline constexpr bool gpu_computes_n =
     gpu_computes<Op, T> && (F == kChain || base::rounds_once_apart<Op, T>);
 
+// The accumulator a launch of exactly two inputs runs (the 3-buffer calls,
+// n-ary calls with k = 2): A itself, or the same result by a kernel with an
+// fp8 word rule (fp8_words.h): fp8 SUM rounded once is the chain's sum of
+// two (one rounding either way), and the mean of two has a rule of its own.
+template <class T, class A> struct TwoInputsOf {
+    using type = A;
+};
+template <class T> requires fp8::is_fp8<T> struct TwoInputsOf<T, base::SumAcc<T, base::Rounding::Once>> {
+    using type = base::SumAcc<T, base::Rounding::Chain>;
+};
+template <class T, base::Rounding M> requires fp8::is_fp8<T> struct TwoInputsOf<T, base::MeanAcc<T, M>> {
+    using type = fp8::MeanOfTwo<T>;
+};
+template <class T, class A> using TwoInputs = typename TwoInputsOf<T, A>::type;
+
 template <class T> OPF_HD inline T load_item(const unsigned char *p, int mode)
 {
     return mode == kBytes ? base::load<T>(p) : load_aligned<T>(p);
 }
+
+// How a vector work item reduces its inputs' 16 bytes: element by element
+// through A, or four codes at a time where fp8_words.h has a word rule.
+template <class T, class A, class Rule = fp8::WordRule<T, A>> struct VectorAcc {
+    static constexpr int V = kVectorBytes / int(sizeof(T));
+    struct Acc {
+        typename A::Acc e[V];
+    };
+    OPF_HD static Acc first(const uint4 &v, int k)
+    {
+        T e[V];
+        std::memcpy(e, &v, sizeof v);
+        Acc a;
+        for (int l = 0; l < V; ++l) a.e[l] = A::first(e[l], k);
+        return a;
+    }
+    OPF_HD static Acc add(Acc a, const uint4 &v, int k)
+    {
+        T e[V];
+        std::memcpy(e, &v, sizeof v);
+        for (int l = 0; l < V; ++l) a.e[l] = A::add(a.e[l], e[l], k);
+        return a;
+    }
+    OPF_HD static uint4 result(const Acc &a, int k)
+    {
+        T e[V];
+        for (int l = 0; l < V; ++l) e[l] = A::result(a.e[l], k);
+        uint4 v;
+        std::memcpy(&v, e, sizeof v);
+        return v;
+    }
+};
+template <class T, class A, class Rule> requires(!std::is_void_v<Rule>) struct VectorAcc<T, A, Rule> {
+    struct Acc {
+        typename Rule::Acc w[4];
+    };
+    OPF_HD static Acc first(const uint4 &v, int k)
+    {
+        return {{Rule::first(v.x, k), Rule::first(v.y, k), Rule::first(v.z, k), Rule::first(v.w, k)}};
+    }
+    OPF_HD static Acc add(const Acc &a, const uint4 &v, int k)
+    {
+        return {{Rule::add(a.w[0], v.x, k), Rule::add(a.w[1], v.y, k), Rule::add(a.w[2], v.z, k), Rule::add(a.w[3], v.w, k)}};
+    }
+    OPF_HD static uint4 result(const Acc &a, int k)
+    {
+        return {Rule::result(a.w[0], k), Rule::result(a.w[1], k), Rule::result(a.w[2], k), Rule::result(a.w[3], k)};
+    }
+};
 
 // Work item i of a launch (see the plan above): every input of the item read
 // before its output is stored, so out may be any input.
@@ -188,20 +253,11 @@ OPF_HD void nary_item(const NaryInputs &in, unsigned char *o, const Plan &p, int
         if (p.mode == kVector) {
             constexpr int V = kVectorBytes / int(sizeof(T));
             if (i < p.nvec) {
+                using VA = VectorAcc<T, A>;
                 const int64_t at = (p.head + i * V) * size;
-                typename A::Acc acc[V];
-                T e[V];
-                uint4 v = load_aligned<uint4>(in.in[0] + at);
-                std::memcpy(e, &v, sizeof v);
-                for (int l = 0; l < V; ++l) acc[l] = A::first(e[l], k);
-                for (int j = 1; j < k; ++j) {
-                    v = load_aligned<uint4>(in.in[j] + at);
-                    std::memcpy(e, &v, sizeof v);
-                    for (int l = 0; l < V; ++l) acc[l] = A::add(acc[l], e[l], k);
-                }
-                for (int l = 0; l < V; ++l) e[l] = A::result(acc[l], k);
-                std::memcpy(&v, e, sizeof v);
-                store_aligned(o + at, v);
+                typename VA::Acc acc = VA::first(load_aligned<uint4>(in.in[0] + at), k);
+                for (int j = 1; j < k; ++j) acc = VA::add(acc, load_aligned<uint4>(in.in[j] + at), k);
+                store_aligned(o + at, VA::result(acc, k));
                 return;
             }
             i = single_element<V>(p, i);
@@ -225,7 +281,7 @@ OPF_HD void work_item(const unsigned char *a, const unsigned char *b, unsigned c
     in.in[0] = a;
     in.in[1] = b;
     in.k = 2;
-    nary_item<T, NaryAccFor<Op, T, kChain>>(in, o, p, i);
+    nary_item<T, TwoInputs<T, NaryAccFor<Op, T, kChain>>>(in, o, p, i);
 }
 
 // The same on the host (the host path of small mixed calls), any alignment.

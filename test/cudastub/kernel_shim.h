@@ -14,6 +14,13 @@
 
 #include <cuda_runtime_api.h>
 #include <vector_types.h>
+// Before __CUDA_ARCH__ is defined: their functions as the host compiles them
+// (the emulation of the GPU's float16 / fp8 instructions that
+// components/cuda/fp8_words.h and base/storage_hw.h call), not the device's
+// inline assembly.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 // host_defines.h gave these as attributes g++ does not know: plain C++ instead.
 #undef __global__
