@@ -3,7 +3,8 @@
 //
 //   1a. every type class at 256 MiB per buffer (--max-bytes may lower it):
 //       SUM FLOAT, SUM INT32, MAX DOUBLE, PROD DOUBLE, MAXLOC 2INT,
-//       SUM/MAX/MIN FLOAT16, SUM/MAX BFLOAT16, SUM/MAX FLOAT8_E4M3 and E5M2;
+//       SUM/MAX/MIN FLOAT16, SUM/MAX BFLOAT16, SUM/MAX/MIN/PROD/AVG FLOAT8_E4M3,
+//       SUM/MAX/PROD/AVG FLOAT8_E5M2;
 //       stream calls opf_cuda_reduce_local (in, inout) and
 //       opf_cuda_reduce_local3 (in1, in2, out: three buffers), in GB/s
 //       counting 3 x bytes, next to a device-to-device cudaMemcpyAsync of the
@@ -20,9 +21,10 @@
 //       Thrust (buffers set with cudaMemset 0x3c: 0.0115 in float);
 //   1c. n-ary calls (opf_cuda_reduce_local_n, opf_cuda_reduce_local_n_mode
 //       with OPF_ROUND_ONCE for the types computed in float), 64 MiB per input,
-//       k = 2, 4, 8 inputs, SUM FLOAT / FLOAT16 / BFLOAT16 / FLOAT8_E4M3, in
-//       GB/s counting (k + 1) x bytes, next to the copy of one input and to
-//       the same result as k - 1 opf_cuda_reduce_local3 calls;
+//       k = 2, 4, 8 inputs, SUM FLOAT / FLOAT16 / BFLOAT16 / FLOAT8_E4M3 /
+//       FLOAT8_E5M2, MAX and AVG FLOAT8_E4M3, in GB/s counting (k + 1) x
+//       bytes, next to the copy of one input and (not AVG) to the same result
+//       as k - 1 opf_cuda_reduce_local3 calls;
 //   2. per-call overhead at count 1: host time to enqueue a stream call, the
 //      same for cudaMemcpyAsync / cudaMemsetAsync of 4 bytes, and the
 //      latency of a synchronous call;
@@ -330,8 +332,13 @@ void bench_types(cudaStream_t stream, double max_bytes, bool quick)
         {"MAX BFLOAT16", OPF_MAX, OPF_BFLOAT16, 2, shape_bf16, -1, ""},
         {"SUM FLOAT8_E4M3", OPF_SUM, OPF_FLOAT8_E4M3, 1, shape_e4m3, CB_THRUST_E4M3_PLUS, "plus via float, satfinite"},
         {"MAX FLOAT8_E4M3", OPF_MAX, OPF_FLOAT8_E4M3, 1, shape_e4m3, -1, ""},
+        {"MIN FLOAT8_E4M3", OPF_MIN, OPF_FLOAT8_E4M3, 1, shape_e4m3, -1, ""},
+        {"PROD FLOAT8_E4M3", OPF_PROD, OPF_FLOAT8_E4M3, 1, shape_e4m3, -1, ""},
+        {"AVG FLOAT8_E4M3", OPF_AVG, OPF_FLOAT8_E4M3, 1, shape_e4m3, -1, ""},
         {"SUM FLOAT8_E5M2", OPF_SUM, OPF_FLOAT8_E5M2, 1, shape_e5m2, CB_THRUST_E5M2_PLUS, "plus via float, satfinite"},
         {"MAX FLOAT8_E5M2", OPF_MAX, OPF_FLOAT8_E5M2, 1, shape_e5m2, -1, ""},
+        {"PROD FLOAT8_E5M2", OPF_PROD, OPF_FLOAT8_E5M2, 1, shape_e5m2, -1, ""},
+        {"AVG FLOAT8_E5M2", OPF_AVG, OPF_FLOAT8_E5M2, 1, shape_e5m2, -1, ""},
     };
     const size_t bytes = size_t(std::min(max_bytes, 256.0 * (1 << 20))) / 8 * 8;
     const int reps = quick ? 7 : 25;
@@ -471,21 +478,25 @@ void bench_nary(cudaStream_t stream, double max_bytes, bool quick)
 {
     struct NaryCase {
         const char *name;
+        opf_op_t op;
         opf_datatype_t type;
         int size;
         Shape shape;
-        bool narrow;   // computed in float: OPF_ROUND_ONCE differs from the chain
+        bool narrow;   // SUM computed in float: OPF_ROUND_ONCE differs from the chain
     };
     const NaryCase cases[] = {
-        {"SUM FLOAT", OPF_FLOAT, 4, shape_f32, false},
-        {"SUM FLOAT16", OPF_FLOAT16, 2, shape_f16, true},
-        {"SUM BFLOAT16", OPF_BFLOAT16, 2, shape_bf16, true},
-        {"SUM FLOAT8_E4M3", OPF_FLOAT8_E4M3, 1, shape_e4m3, true},
+        {"SUM FLOAT", OPF_SUM, OPF_FLOAT, 4, shape_f32, false},
+        {"SUM FLOAT16", OPF_SUM, OPF_FLOAT16, 2, shape_f16, true},
+        {"SUM BFLOAT16", OPF_SUM, OPF_BFLOAT16, 2, shape_bf16, true},
+        {"SUM FLOAT8_E4M3", OPF_SUM, OPF_FLOAT8_E4M3, 1, shape_e4m3, true},
+        {"SUM FLOAT8_E5M2", OPF_SUM, OPF_FLOAT8_E5M2, 1, shape_e5m2, true},
+        {"MAX FLOAT8_E4M3", OPF_MAX, OPF_FLOAT8_E4M3, 1, shape_e4m3, false},
+        {"AVG FLOAT8_E4M3", OPF_AVG, OPF_FLOAT8_E4M3, 1, shape_e4m3, false},   // one rule, rounded once
     };
     constexpr int kmax = 8;
     const size_t bytes = size_t(std::min(max_bytes, 64.0 * (1 << 20))) / 8 * 8;
     const int reps = quick ? 7 : 25;
-    Table t(fmt("1c. n-ary SUM, k inputs of %s: GB/s = (k + 1) x bytes / time (copy of one input: 2 x bytes / time), "
+    Table t(fmt("1c. n-ary calls, k inputs of %s: GB/s = (k + 1) x bytes / time (copy of one input: 2 x bytes / time), "
                 "medians of %d repetitions",
                 size_text(double(bytes)).c_str(), reps),
             {"case", "k", "mode", "n-ary GB/s", "ms", "copy GB/s", "ratio", "k-1 local3 GB/s", "n-ary / local3"},
@@ -502,7 +513,7 @@ void bench_nary(cudaStream_t stream, double max_bytes, bool quick)
     CUDA_OK(cudaMalloc(&dst, bytes));
     std::uint64_t seed = 100;
     for (const NaryCase &c : cases) {
-        if (!served(OPF_SUM, c.type)) {
+        if (!served(c.op, c.type)) {
             t.row({c.name, "-", "-", "not served"});
             continue;
         }
@@ -518,14 +529,14 @@ void bench_nary(cudaStream_t stream, double max_bytes, bool quick)
                     stream, reps,
                     {[&] {
                          const int r = mode == OPF_ROUND_CHAIN
-                                           ? opf_cuda_reduce_local_n(srcs, k, dst, n, c.type, OPF_SUM, stream)
-                                           : opf_cuda_reduce_local_n_mode(srcs, k, dst, n, c.type, OPF_SUM, mode, stream);
+                                           ? opf_cuda_reduce_local_n(srcs, k, dst, n, c.type, c.op, stream)
+                                           : opf_cuda_reduce_local_n_mode(srcs, k, dst, n, c.type, c.op, mode, stream);
                          if (r) rc = r;
                      },
                      [&] {
-                         for (int j = 1; j < k; ++j) {
+                         for (int j = 1; j < k && c.op != OPF_AVG; ++j) {   // a chain of means is not the mean
                              const int r = opf_cuda_reduce_local3(j == 1 ? src[0] : dst, src[size_t(j)], dst, n, c.type,
-                                                                  OPF_SUM, stream);
+                                                                  c.op, stream);
                              if (r) rc = r;
                          }
                      },
@@ -533,20 +544,22 @@ void bench_nary(cudaStream_t stream, double max_bytes, bool quick)
                 note_failure(rc);
                 const double b = double(bytes), moved = (k + 1) * b;
                 const char *mode_name = mode == OPF_ROUND_CHAIN ? "chain" : "round-once";
+                const bool chained = mode == OPF_ROUND_CHAIN && c.op != OPF_AVG;   // k - 1 local3 calls give its result
                 if (rc != OPF_SUCCESS) {
                     t.row({c.name, fmt("%d", k), mode_name, "FAILED", opf_last_error()});
                     continue;
                 }
                 t.row({c.name, fmt("%d", k), mode_name, gbs(moved, ms[0]), fmt("%.3f", ms[0]), gbs(2 * b, ms[2]),
-                       ratio(moved / ms[0], 2 * b / ms[2]), mode == OPF_ROUND_CHAIN ? gbs(moved, ms[1]) : "-",
-                       mode == OPF_ROUND_CHAIN ? ratio(ms[1], ms[0]) : "-"});
+                       ratio(moved / ms[0], 2 * b / ms[2]), chained ? gbs(moved, ms[1]) : "-",
+                       chained ? ratio(ms[1], ms[0]) : "-"});
             }
         }
     }
     t.note("n-ary: one opf_cuda_reduce_local_n (chain) or opf_cuda_reduce_local_n_mode(..., OPF_ROUND_ONCE) call, "
            "dst distinct from the inputs; ratio: n-ary GB/s over copy GB/s; k-1 local3: the chain's result as k - 1 "
-           "opf_cuda_reduce_local3 calls, GB/s counting the same (k + 1) x bytes; round-once exists for the types "
-           "computed in float only. Inputs: random finite values as in 1a.");
+           "opf_cuda_reduce_local3 calls, GB/s counting the same (k + 1) x bytes (not for AVG: a chain of means is "
+           "not the mean); round-once is a row of its own for SUM of the types computed in float (AVG has one rule). "
+           "Inputs: random finite values as in 1a.");
     for (void *p : src) cudaFree(p);
     cudaFree(dst);
 }
