@@ -13,6 +13,9 @@
 //      device path (base/storage_hw.h: the GPU's conversion instructions,
 //      the fp8 ones saturating, with their fix-up) in the headers' host
 //      emulation of those instructions, on the same floats;
+//   1b. the fp8 word rules of the vector work items (fp8_words.h) against
+//      the same vectors element by element: every operand pair, chains of
+//      up to 8 inputs;
 //   2. every slot the GPU computes (REPLACE and NO_OP included), at the
 //      lengths of the device test: the component's host path (host_kernel),
 //      and the device kernel's work items compiled as host C++ and run one by
