@@ -471,7 +471,7 @@ int check_nary_slots(Harness &h, uint64_t seed, bool quick)
     R.host_in = new Region(kHost, max_bytes);
     R.dst_device = new Region(kDevice, max_bytes);
     R.dst_host = new Region(kHost, max_bytes);
-    const int ks_full[] = {1, 2, 3, 5, 8, OPF_REDUCE_N_MAX}, ks_quick[] = {1, 3, 8};
+    const int ks_full[] = {1, 2, 3, 5, 8, OPF_REDUCE_N_MAX}, ks_quick[] = {1, 2, 3, 8};
     const int64_t ns_full[] = {1, 17, 1000, 4099}, ns_quick[] = {17, 4099};
     int slots = 0;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
