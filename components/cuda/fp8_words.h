@@ -72,7 +72,11 @@ constexpr uint32_t kBytes = 0x01010101u;      // times a byte: that byte in each
 OPF_HD inline uint32_t byte_signs(uint32_t w)
 {
 #if defined(__CUDA_ARCH__) && defined(__NVCC__)
-    return __byte_perm(w, 0u, 0xba98u);   // prmt's sign-replicating selectors: one instruction
+    // prmt with sign-replicating selectors (8 + byte): one instruction. Not
+    // __byte_perm, which keeps only the low 3 bits of each selector.
+    uint32_t signs;
+    asm("prmt.b32 %0, %1, 0, 0xba98;" : "=r"(signs) : "r"(w));
+    return signs;
 #else
     return ((w >> 7) & kBytes) * 0xffu;
 #endif
