@@ -1,9 +1,10 @@
 // fp8_words.h — the cuda kernels' fp8 vectors four codes to a 32-bit word:
 // MAX / MIN on the codes with integer instructions, SUM, PROD and the mean
-// of two through binary16 pairs (half2), instead of storage.h's element-
-// by-element widening to float and rounding back (issue 33: fp8 kernels at
-// 0.67-0.72 of copy speed on an H200, bound by the instructions per element,
-// not by memory).
+// of two through binary16 pairs (half2), SUM rounded once and the mean of
+// other counts in float with the conversions two codes at a time (InFloat),
+// instead of storage.h's element-by-element widening to float and rounding
+// back (issue 33: fp8 kernels at 0.67-0.72 of copy speed on an H200, bound by
+// the instructions per element, not by memory).
 //
 // Every rule gives base/semantics.h's bits (any NaN matching any NaN):
 //   MAX / MIN: the result is one of the operands, so in_float's widening,
@@ -32,12 +33,15 @@
 //     are even, so such a sum is at least 466), and a sum near 61440 is a
 //     multiple of 1024, exact in binary16; products there are exact, and
 //     binary16's overflow (inf) lies beyond both thresholds.
+//   In float (InFloat): semantics.h's own accumulator rule (*_wide) lane by
+//     lane; only the widening and the rounding (storage_hw.h's paired
+//     conversions, same fix-up) go two codes at a time.
 // test/cuda_semantics checks every word rule against the base for all 2^16
 // operand pairs (the CUDA headers' host emulation of the instructions),
 // test/cuda_conversions the same on a GPU with the instructions themselves.
 //
-// Where: the codes rules on every GPU and on the host; the binary16 rules
-// where the fp8 conversions are instructions (sm_89 on), on the host, and in
+// Where: the codes rules on every GPU and on the host; the binary16 and
+// float rules where the fp8 conversions are instructions (sm_89 on), on the host, and in
 // the CPU stand-in (kernel_shim.h includes the CUDA headers first, so that
 // their host emulation is what it compiles).
 #pragma once
