@@ -3,6 +3,9 @@
 
 # ci_report PASSED FAILED: add one step's counts to the final line.
 ci_report() { echo "$1 $2 ${3:-$(basename "$0" .sh)}" >>"$CI_RESULTS"; }
+# ci_skip WHY: the step could not run here (not a pass): .ci/run lists it
+# above the final line.
+ci_skip() { echo "ci: SKIPPED: $*"; echo "$(basename "$0" .sh): $*" >>"${CI_SKIPPED:-/dev/null}"; }
 
 # ci_report_automake LOG...: counts from automake test-suite.log files
 # (a missing log is a failure).
@@ -33,7 +36,7 @@ ci_apt_install() {
 
 ci_install_packages() {
     ci_apt_install g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config \
-        libopenmpi-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
+        libopenmpi-dev libpmix-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
         clang libclang-rt-14-dev python3 cmake
     ci_install_python_modules
 }
@@ -50,9 +53,9 @@ ci_install_python_modules() {
 
 # ---- what later steps fetch from the network, fetched beside the first ones ----
 # .ci/run starts ci_prepare in the background after ci_install_packages: the
-# aarch64 cross tool chain (step 80) and the Debian 13 root (step 70) are
-# downloads and unpacking, mostly waiting, so they overlap steps 10-30's
-# compiling. A step that needs them calls ci_wait_prepared first (the root is
+# aarch64 cross tool chain (step 80) and the Debian 13 and unstable roots
+# (steps 70, 71) are downloads and unpacking, mostly waiting, so they
+# overlap steps 10-30's compiling. A step that needs them calls ci_wait_prepared first (the root is
 # also guarded by debian13.sh's own lock).
 ci_install_aarch64_packages() {
     dpkg --print-foreign-architectures | grep -qx arm64 || {
@@ -67,6 +70,9 @@ ci_prepare() {   # in the background; writes $CI_PREPARED.log, then $CI_PREPARED
         start=$(date +%s)
         ci_install_aarch64_packages && echo "ci prepare: aarch64 tool chain ready"
         ci_install_debootstrap && nice bash "$CI_ROOT/contrib/openmpi/debian13.sh" --prepare
+        # unstable's root may fail to be made (its archive moves daily): step 71 says so
+        nice bash "$CI_ROOT/contrib/openmpi/debian13.sh" --unstable --prepare ||
+            echo "ci prepare: the Debian unstable root could not be made (step 71 will say)"
         echo "ci prepare: done in $(( $(date +%s) - start )) s"
     } >"$CI_PREPARED.log" 2>&1
     touch "$CI_PREPARED"

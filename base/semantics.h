@@ -60,9 +60,10 @@ template <class T> OPF_HD inline bool sign_bit(T x)
         return bits_as<uint32_t>(x) >> 31;
     else if constexpr (std::is_same_v<T, double>)
         return bits_as<uint64_t>(x) >> 63;
-    else if constexpr (std::is_floating_point_v<T>)   // long double: host code only
+    else if constexpr (std::is_same_v<T, long double>)   // host code only
         return std::signbit(x);
-    else {  // binary128: the sign is the top bit of the last byte (little endian)
+    else {  // binary128 (a floating-point type to std:: from GCC 13, without a
+            // std::signbit overload): the sign is the top bit of the last byte (little endian)
         unsigned char bytes[sizeof x];
         std::memcpy(bytes, &x, sizeof x);
         return bytes[sizeof x - 1] & 0x80;

@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config libopenmpi-dev openmpi-bin
+packages="g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config libopenmpi-dev libpmix-dev openmpi-bin
           ocl-icd-opencl-dev opencl-headers pocl-opencl-icd"
 # the test suite also runs the component life cycle under valgrind
 [ "${1:-run}" = check ] && packages="$packages valgrind"

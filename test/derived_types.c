@@ -310,23 +310,25 @@ static void check_sum4(const char *what, opf_datatype_t t, opf_op_t op, int coun
 static void check_copy_op(const char *what, opf_datatype_t t, opf_op_t op, int count, const char *item_mask,
                           int extent)
 {
-    int n = count * extent + 5;
+    /* size_t: a count * extent the compiler cannot bound would be a
+     * negative int to memcpy (GCC 16 warns) */
+    const size_t data = (size_t)count * (size_t)extent, n = data + 5;
     unsigned char *a = malloc(n), *b = malloc(n), *b0 = malloc(n), *o = malloc(n), *e = malloc(n);
-    for (int k = 0; k < n; ++k) {
+    for (size_t k = 0; k < n; ++k) {
         a[k] = (unsigned char)(k * 3 + 1);
         b0[k] = (unsigned char)(k * 5 + 2);
     }
     int replace = op == OPF_REPLACE;
     /* 2-buffer: REPLACE copies in's data bytes; NO_OP changes nothing */
     memcpy(b, b0, n);
-    for (int k = 0; k < n; ++k) e[k] = (replace && k < count * extent && item_mask[k % extent]) ? a[k] : b0[k];
+    for (size_t k = 0; k < n; ++k) e[k] = (replace && k < data && item_mask[k % extent]) ? a[k] : b0[k];
     CHECK_RC(opf_reduce_local(a, b, count, t, op), OPF_SUCCESS);
     CHECK(!memcmp(b, e, n), "%s: 2-buffer result wrong (holes or data)", what);
     /* 3-buffer: out = in1 (REPLACE) or in2 (NO_OP) on data bytes only */
     memcpy(b, b0, n);
     memset(o, 0x5A, n);
-    for (int k = 0; k < n; ++k)
-        e[k] = (k < count * extent && item_mask[k % extent]) ? (replace ? a[k] : b0[k]) : 0x5A;
+    for (size_t k = 0; k < n; ++k)
+        e[k] = (k < data && item_mask[k % extent]) ? (replace ? a[k] : b0[k]) : 0x5A;
     CHECK_RC(opf_reduce_local3(a, b, o, count, t, op), OPF_SUCCESS);
     CHECK(!memcmp(o, e, n), "%s: 3-buffer result wrong (holes or data)", what);
     CHECK(!memcmp(b, b0, n), "%s: 3-buffer changed in2", what);

@@ -8,7 +8,18 @@
 #   sudo contrib/openmpi/debian13.sh --shell       # a shell in the prepared root
 #   sudo contrib/openmpi/debian13.sh --prepare     # only make the root (CI: beside other steps)
 #   sudo contrib/openmpi/debian13.sh --riscv64 [CONFIG...]   # contrib/riscv64/check.sh in the root
+#   sudo contrib/openmpi/debian13.sh --unstable [...]         # the same in Debian unstable (sid)
 #   make check-debian13                            # the same, from a configured tree
+#   make check-debian-unstable                     # --unstable, from a configured tree
+#
+# --unstable (any place of the arguments but after --riscv64's) makes and uses
+# a Debian unstable root instead: the next compiler and Open MPI before any
+# release has them (seen 2026-11: GCC 16.2, Open MPI 6.0.0 rc2, PMIx 7.0
+# rc1, hwloc 2.15). Unstable moves daily, so the run names the versions it
+# used; its archive's Release file may be past its Valid-Until on a mirror
+# that lags, which apt is told to accept (a root a day old at most). The
+# bridge is tested in its quick form there (the deep form runs on 4.1 and
+# 5.0), and no riscv64 packages are installed.
 #
 # What it does:
 #   1. a minimal trixie root (debootstrap --variant=minbase) with the build
@@ -48,13 +59,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 out=$PWD/debian13-logs
 shell=0
 prepare=0
-packages="libopenmpi-dev openmpi-bin g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config
+packages="libopenmpi-dev libpmix-dev openmpi-bin g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config
     ca-certificates"
 # contrib/riscv64/check.sh: the cross compiler (GCC 14: RVV 1.0), QEMU 10's
 # qemu-riscv64, and the riscv64 (multiarch) libraries opframe links.
 riscv64_packages="g++-riscv64-linux-gnu qemu-user file libltdl-dev:riscv64 libhwloc-dev:riscv64"
 riscv64=0
 riscv64_configs=""
+suite=trixie
+name=debian13
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -64,13 +77,23 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --shell) shell=1; shift ;;
     --prepare) prepare=1; shift ;;
+    --unstable) suite=sid; name=unstable; out=$PWD/debian-unstable-logs; shift ;;
     --riscv64) riscv64=1; shift; riscv64_configs="$*"; break ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "debian13.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 
-say() { echo "debian13: $*"; }
+say() { echo "$name: $*"; }
+apt_valid=""
+bridge_depth=deep
+if [ $suite = sid ]; then
+    [ $riscv64 = 0 ] || { say "--riscv64 runs in the Debian 13 root only"; exit 2; }
+    riscv64_packages=""
+    apt_valid="-o Acquire::Check-Valid-Until=false"
+    bridge_depth=quick
+fi
+bridge_log=bridge-$bridge_depth.log
 [ "$(id -u)" = 0 ] || { say "SKIP: needs root (debootstrap, chroot, mount)"; exit 77; }
 command -v debootstrap >/dev/null || { say "SKIP: no debootstrap (apt-get install debootstrap)"; exit 77; }
 
@@ -91,7 +114,7 @@ mirror=${mirror:-http://deb.debian.org/debian}
 
 dated=0
 if [ -z "$root" ]; then
-    root=/var/tmp/opframe-trixie-$(date +%Y%m%d)
+    root=/var/tmp/opframe-$suite-$(date +%Y%m%d)
     dated=1
 fi
 ready=$root/.opframe-root-ready
@@ -135,7 +158,7 @@ mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
 flock 9
 if [ $dated = 1 ]; then
-    for old in /var/tmp/opframe-trixie-*; do
+    for old in /var/tmp/opframe-$suite-*; do
         case $old in "$root"|"$root.lock"|*.lock) continue ;; esac
         [ -d "$old" ] || continue
         # another run may be using it: take its lock without waiting
@@ -151,13 +174,13 @@ if [ ! -f "$ready" ]; then
     unmount_stale "$root"
     rm -rf --one-file-system "$root"
     t0=$(date +%s)
-    say "debootstrap --variant=minbase trixie $root $mirror"
-    debootstrap --variant=minbase trixie "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
+    say "debootstrap --variant=minbase $suite $root $mirror"
+    debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$root.debootstrap.log" 2>&1 ||
         { tail -20 "$root.debootstrap.log"; say "debootstrap failed"; exit 1; }
     mount_into /proc -t proc proc
     say "apt-get install $(echo $packages $riscv64_packages)"
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-        sh -c "dpkg --add-architecture riscv64 && apt-get update -qq &&
+        sh -c "dpkg --add-architecture riscv64 && apt-get $apt_valid update -qq &&
                apt-get install -y -qq --no-install-recommends $(echo $packages $riscv64_packages)" \
         >"$root.apt.log" 2>&1 || { tail -20 "$root.apt.log"; say "apt-get install failed"; exit 1; }
     unmount_all
@@ -215,7 +238,9 @@ if [ $riscv64 = 1 ]; then   # contrib/riscv64/check.sh, its build in the scratch
                    bash contrib/riscv64/check.sh $riscv64_configs" && exit 0
     exit 1
 fi
-say "$(in_root sh -c 'ompi_info --version | head -1; g++ --version | head -1; . /etc/os-release; echo $PRETTY_NAME' | tr '\n' ';')"
+say "$(in_root sh -c 'ompi_info --version | head -1; g++ --version | head -1;
+    dpkg-query -W -f="PMIx \${Version}; hwloc " libpmix-dev; dpkg-query -W -f="\${Version}\n" libhwloc-dev;
+    . /etc/os-release; echo $PRETTY_NAME' | tr '\n' ';')"
 t0=$(date +%s)
 rc=0
 # make check (every test's quick form), then the bridge's deep form (2 and 4
@@ -225,13 +250,13 @@ in_root sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 && ./configure -q CFL
                make -j$((jobs + 1)) check-build >make.log 2>&1 ||
                { tail -40 make.log; exit 99; }
                make -j$jobs check; quick=\$?
-               make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=bridge-deep.log OPF_CHECK_DEPTH=deep &&
+               make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=$bridge_log OPF_CHECK_DEPTH=$bridge_depth &&
                exit \$quick" || rc=$?
-say "build, make check and the bridge's deep form: $(( $(date +%s) - t0 ))s, exit $rc"
+say "build, make check and the bridge's $bridge_depth form: $(( $(date +%s) - t0 ))s, exit $rc"
 
 # ---- 4. logs ---------------------------------------------------------------------
 mkdir -p "$out"
-for f in test-suite.log bridge-deep.log make.log config.log contrib/openmpi/test_ompi_bridge.sh.log; do
+for f in test-suite.log $bridge_log make.log config.log contrib/openmpi/test_ompi_bridge.sh.log; do
     [ -f "$root$scratch/$f" ] && cp "$root$scratch/$f" "$out/$(echo "$f" | tr / _)"
 done
 if [ -f "$root$scratch/contrib/openmpi/test_ompi_bridge.sh.log" ]; then
