@@ -49,6 +49,7 @@
 #ifndef OPF_BINDIR
 #define OPF_BINDIR "/usr/local/bin"   /* the build passes opframe's bindir */
 #endif
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,11 @@
 #include "ompi/mca/op/op.h"
 #include "ompi/mca/op/base/functions.h"
 #include "opal/mca/base/mca_base_framework.h"
+#include "opal/mca/base/mca_base_component_repository.h"
+#include "opal/runtime/opal_progress.h"
+#include "ompi/runtime/mpiruntime.h"
+#include <pmix.h>
+#include <sched.h>
 
 /* The op framework (its output stream is op_base_verbose's), declared here
  * as ompi/mca/op/base/base.h declares it: that header pulls in
@@ -104,7 +110,7 @@ static bool bridge_require_components = true;
 static bool bridge_base_kernels = true;
 static bool bridge_enable = true;             /* MPI_T-settable: false passes calls through */
 static unsigned long long bridge_calls = 0;   /* read-only: kernel calls so far */
-static int bridge_slots = 0;                  /* read-only: 2-buffer functions offered */
+static int bridge_slots = 0;                  /* read-only: 2-buffer functions installed (count_served_slots) */
 static char *bridge_opframe_version = NULL;   /* read-only */
 static const int bridge_built_for[3] = {OPF_BRIDGE_BUILT_FOR};
 static char bridge_built_for_text[32];
@@ -186,6 +192,16 @@ OBJ_CLASS_INSTANCE(mca_op_opframe_module_t, ompi_op_base_module_t, module_constr
 
 /* ---- trampolines: Open MPI's signatures onto opframe's kernels ---------------- */
 
+/* The job check (below) runs once, after MPI_Init, before the first kernel
+ * call that follows it: until then a trampoline pays one load and compare. */
+enum { JOB_UNCHECKED, JOB_CHECKING, JOB_CHECKED };
+static int job_state = JOB_CHECKED;   /* JOB_UNCHECKED once this rank published its entry */
+static void job_check(void);
+static inline void job_check_once(void)
+{
+    if (__builtin_expect(__atomic_load_n(&job_state, __ATOMIC_ACQUIRE) != JOB_CHECKED, 0)) job_check();
+}
+
 /* op_opframe_calls: a relaxed load and store, not a locked add (which costs
  * as much as a small kernel). Exact in one thread; reductions running in
  * several threads at once may lose counts. */
@@ -227,6 +243,7 @@ static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
         const mca_op_opframe_module_t *m = (const mca_op_opframe_module_t *)module;             \
         const bridge_slot_t *s = &m->slot[S];                                                    \
         const opf_count_t n = *count;                                                            \
+        job_check_once();                                                                        \
         if (__builtin_expect(!__atomic_load_n(&bridge_enable, __ATOMIC_RELAXED), 0) &&           \
             m->prev_fn2[S] != NULL) {                                                            \
             m->prev_fn2[S](in, inout, count, dtype, m->prev_mod2[S]);                            \
@@ -241,6 +258,7 @@ static inline opf_kernel3_fn *pick3(const bridge_slot_t *s, opf_count_t n)
         const mca_op_opframe_module_t *m = (const mca_op_opframe_module_t *)module;             \
         const bridge_slot_t *s = &m->slot[S];                                                    \
         const opf_count_t n = *count;                                                            \
+        job_check_once();                                                                        \
         if (__builtin_expect(!__atomic_load_n(&bridge_enable, __ATOMIC_RELAXED), 0) &&           \
             m->prev_fn3[S] != NULL) {                                                            \
             m->prev_fn3[S](in1, in2, out, count, dtype, m->prev_mod3[S]);                        \
@@ -373,6 +391,10 @@ static int slot_kernel_type(int slot, size_t *size, const char **name)
     SLOT(C_FLOAT_COMPLEX, sizeof(float _Complex), OPF_KT_C_FLOAT_COMPLEX);
     SLOT(C_DOUBLE_COMPLEX, sizeof(double _Complex), OPF_KT_C_DOUBLE_COMPLEX);
     SLOT(C_LONG_DOUBLE_COMPLEX, sizeof(long double _Complex), OPF_KT_C_LONG_DOUBLE_COMPLEX);
+#if OMPI_MAJOR_VERSION >= 6
+    /* 6.0's binary128 complex slot: opframe has no complex binary128 type. */
+    SLOT(C_FLOAT128_COMPLEX, 32, -1);
+#endif
     SLOT(BYTE, 1, OPF_KT_UINT8);
     SLOT(2REAL, 2 * OMPI_SIZEOF_FORTRAN_REAL, real_pair_kt(OMPI_SIZEOF_FORTRAN_REAL));
     SLOT(2DOUBLE_PRECISION, 2 * OMPI_SIZEOF_FORTRAN_DOUBLE_PRECISION,
@@ -547,19 +569,14 @@ static bool speaks_for_job(void)
     return rank == NULL || strcmp(rank, "0") == 0;
 }
 
-/* Says what the user must hear (a setting opframe refused, a name nothing
- * declares, opframe off): once per job on stderr, by rank 0, with its host
- * and rank as opframe's own lines have them ("op:opframe[host:rank 0]: ");
- * every other rank says it at op_base_verbose >= 10. Outside a job
- * (ompi_info, a singleton): "op:opframe: ". */
-static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void tell_job(const char *fmt, ...)
+/* One line the user must hear, in the style of opframe's own lines (a
+ * user reads both side by side): "opframe[host:rank 0]: warning: ...", or
+ * "opframe: warning: ..." outside a job (ompi_info, a singleton). The rank
+ * that speaks writes it on stderr as it is (opal_output's "[host:pid]"
+ * would say the host twice); every other rank says it at op_base_verbose
+ * >= 10. */
+static void say_warning(bool speaks, const char *text)
 {
-    char text[1024];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(text, sizeof(text), fmt, args);
-    va_end(args);
     char where[300] = "";
     const char *rank = job_rank();
     if (rank != NULL) {
@@ -568,12 +585,297 @@ static void tell_job(const char *fmt, ...)
         host[sizeof(host) - 1] = '\0';
         snprintf(where, sizeof(where), "[%s:rank %.16s]", host, rank);
     }
-    if (speaks_for_job() && rank != NULL) {   /* on stderr as it is: opal_output's "[host:pid]" would say the host twice */
-        fprintf(stderr, "op:opframe%s: %s\n", where, text);
+    if (speaks) {
+        fprintf(stderr, "opframe%s: warning: %s\n", where, text);
         fflush(stderr);
-    } else if (speaks_for_job())
-        opal_output(0, "op:opframe: %s", text);
-    else opal_output_verbose(10, ompi_op_base_framework.framework_output, "op:opframe%s: %s", where, text);
+    } else
+        opal_output_verbose(10, ompi_op_base_framework.framework_output, "opframe%s: warning: %s", where, text);
+}
+
+/* Says what the user must hear (a setting opframe refused, a name nothing
+ * declares, opframe off): once per job, by rank 0 (say_warning). */
+static void tell_job(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void tell_job(const char *fmt, ...)
+{
+    char text[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(text, sizeof(text), fmt, args);
+    va_end(args);
+    say_warning(speaks_for_job(), text);
+}
+
+/* ---- one rule per job ---------------------------------------------------------------
+ *
+ * A collective whose ranks reduce by different rules (opframe's on some,
+ * Open MPI's op/avx on others: int8 sums that wrap or saturate, a NaN kept
+ * or dropped, the sign of a zero) gives each rank a different answer, and
+ * nothing in the results says why. So every rank that loads the bridge
+ * publishes, through PMIx before MPI_Init's modex fence, one entry: its
+ * host and what it reduces with,
+ *   "on <opframe version> <slots>:<slot-set hash>[ yields op/<c>=<prio>...]"
+ *   "off <why>"
+ * (a rank without the bridge publishes nothing). Ranks that differ only in
+ * which opframe provider serves a slot compute the same bits: the entry
+ * names the slot set, not the providers. After MPI_Init, before the first
+ * kernel call (or at the first progress call, whichever comes first), each
+ * rank reads every entry from PMIx's local copy of the modex. Where they
+ * are not all the same "on" entry, every rank still on opframe passes its
+ * calls to the kernels Open MPI had selected (op_opframe_enable=false), so
+ * the whole job reduces with Open MPI's own kernels, and the lowest rank
+ * on opframe says so once, naming the ranks and why. Reductions inside
+ * MPI_Init itself (communicator ids: integer MAX) agree either way. */
+
+#define JOB_KEY "opframe.bridge.1"
+static char job_entry[600];                              /* this rank's, as published */
+static ompi_op_t *job_ops[OMPI_OP_BASE_FORTRAN_OP_MAX];  /* ops holding our modules */
+static bool job_progress_registered = false;
+
+/* The (op, slot) 2-buffer functions Open MPI actually installed from us:
+ * op_opframe_slots. A component of higher priority wins the slots it
+ * offers, so this may be fewer than the bridge offered. */
+static int count_served_slots(void)
+{
+    int n = 0;
+    for (int op = 0; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op)
+        for (int s = 0; job_ops[op] != NULL && s < OMPI_OP_BASE_TYPE_MAX; ++s)
+            n += job_ops[op]->o_func.intrinsic.fns[s] == bridge_fn2[s];
+    return bridge_enable ? n : 0;
+}
+
+/* Other op components whose priority ties or beats ours take their slots
+ * from us: " yields op/avx=50". A component's priority is its variable
+ * op_<name>_priority where it has one; Open MPI's own op components (op/avx
+ * in 4.1 to 6.0, op/aarch64 from 5.0) have none and answer their query
+ * with 50, which is assumed for any component without the variable. */
+static void yielding_to(char *out, size_t len)
+{
+    mca_base_component_list_item_t *cli;
+    out[0] = '\0';
+    OPAL_LIST_FOREACH (cli, &ompi_op_base_framework.framework_components, mca_base_component_list_item_t) {
+        const char *name = cli->cli_component->mca_component_name;
+        if (strcmp(name, "opframe") == 0) continue;
+        const int idx = mca_base_var_find("ompi", "op", name, "priority");
+        const int *var = NULL;
+        if (idx < 0 || mca_base_var_get_value(idx, &var, NULL, NULL) != OPAL_SUCCESS) var = NULL;
+        const int prio = var != NULL ? *var : 50;
+        const int ours = bridge_priority > 100 ? 100 : bridge_priority;
+        if (prio >= ours && strlen(out) + strlen(name) + 24 < len)
+            snprintf(out + strlen(out), len - strlen(out), "%s op/%s=%d", out[0] ? "," : " yields", name, prio);
+    }
+}
+
+/* This rank's entry, published for the others; "" where there is no job
+ * to agree with (no PMIx server: a singleton, ompi_info). */
+static void job_publish(const char *state)
+{
+    char host[256] = "?";
+    if (getenv("PMIX_NAMESPACE") == NULL || !PMIx_Initialized()) return;
+    if (gethostname(host, sizeof(host)) != 0) strcpy(host, "?");
+    host[sizeof(host) - 1] = '\0';
+    snprintf(job_entry, sizeof(job_entry), "%.64s\t%s", host, state);
+    pmix_value_t value;
+    memset(&value, 0, sizeof(value));
+    value.type = PMIX_STRING;
+    value.data.string = job_entry;
+    if (PMIx_Put(PMIX_GLOBAL, JOB_KEY, &value) != PMIX_SUCCESS || PMIx_Commit() != PMIX_SUCCESS) {
+        opal_output_verbose(10, ompi_op_base_framework.framework_output,
+                            "op:opframe: could not publish this rank's state through PMIx; ranks are not compared");
+        return;
+    }
+    __atomic_store_n(&job_state, JOB_UNCHECKED, __ATOMIC_RELEASE);
+}
+
+static void job_publish_on(void)
+{
+    uint64_t hash = 1469598103934665603ull;   /* FNV-1a over the offered (op, slot, 3-buffer) set */
+    int offered = 0;
+    for (int op = 0; op < OMPI_OP_BASE_FORTRAN_OP_MAX; ++op)
+        for (int s = 0; s < OPF_BRIDGE_SLOTS; ++s) {
+            if (bridge_table[op][s].fn2 == NULL) continue;
+            const unsigned char key[3] = {(unsigned char)op, (unsigned char)s, bridge_table[op][s].fn3 != NULL};
+            for (int i = 0; i < 3; ++i) hash = (hash ^ key[i]) * 1099511628211ull;
+            ++offered;
+        }
+    char yields[200], state[400];
+    yielding_to(yields, sizeof(yields));
+    snprintf(state, sizeof(state), "on %s %d:%016llx%s", bridge_opframe_version, offered,
+             (unsigned long long)hash, yields);
+    job_publish(state);
+}
+
+static void job_publish_off(const char *why)
+{
+    char state[560];
+    snprintf(state, sizeof(state), "off %.540s", why);
+    job_publish(state);
+}
+
+/* "0,2-5,7" into out. */
+static void rank_list(const bool *in, uint32_t n, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (uint32_t r = 0; r < n; ++r) {
+        if (!in[r]) continue;
+        uint32_t end = r;
+        while (end + 1 < n && in[end + 1]) ++end;
+        const size_t used = strlen(out);
+        if (used + 32 >= len) { snprintf(out + used, len - used, ",..."); return; }
+        if (end == r) snprintf(out + used, len - used, "%s%u", used ? "," : "", r);
+        else snprintf(out + used, len - used, "%s%u-%u", used ? "," : "", r, end);
+        r = end;
+    }
+}
+
+/* What an entry says, for the line: the state without the host. */
+static void describe_entry(const char *state, char *out, size_t len)
+{
+    if (state == NULL)
+        snprintf(out, len, "no opframe bridge (not installed where they run, or excluded, as by OMPI_MCA_op=^opframe)");
+    else if (strncmp(state, "off ", 4) == 0)
+        snprintf(out, len, "opframe is off: %s", state + 4);
+    else {
+        char version[32] = "?";
+        int slots = 0;
+        sscanf(state, "on %31s %d:", version, &slots);
+        const char *yields = strstr(state, " yields ");
+        snprintf(out, len, "opframe %s on %d type slots%s%s", version, slots,
+                 yields ? ", giving the slots they offer to" : "", yields ? yields + 7 : "");
+    }
+}
+
+static uint32_t job_size(const char *nspace)
+{
+    pmix_proc_t wild;
+    pmix_value_t *v = NULL;
+    uint32_t n = 0;
+    PMIX_LOAD_PROCID(&wild, nspace, PMIX_RANK_WILDCARD);
+    if (PMIx_Get(&wild, PMIX_JOB_SIZE, NULL, 0, &v) == PMIX_SUCCESS && v != NULL) {
+        if (v->type == PMIX_UINT32) n = v->data.uint32;
+        PMIX_VALUE_RELEASE(v);
+    }
+    return n;
+}
+
+/* Every rank's entry (NULL: none published), in one array the caller frees. */
+static char **job_entries(const char *nspace, uint32_t n)
+{
+    char **entries = calloc(n, sizeof(*entries));
+    if (entries == NULL) return NULL;
+    pmix_info_t optional;   /* what the modex brought; never wait for a rank that published nothing */
+    bool yes = true;
+    PMIX_INFO_LOAD(&optional, PMIX_OPTIONAL, &yes, PMIX_BOOL);
+    for (uint32_t r = 0; r < n; ++r) {
+        pmix_proc_t proc;
+        pmix_value_t *v = NULL;
+        PMIX_LOAD_PROCID(&proc, nspace, r);
+        if (PMIx_Get(&proc, JOB_KEY, &optional, 1, &v) == PMIX_SUCCESS && v != NULL) {
+            if (v->type == PMIX_STRING && v->data.string != NULL) entries[r] = strdup(v->data.string);
+            PMIX_VALUE_RELEASE(v);
+        }
+    }
+    PMIX_INFO_DESTRUCT(&optional);
+    return entries;
+}
+
+static const char *entry_state(const char *entry)
+{
+    const char *tab = entry ? strchr(entry, '\t') : NULL;
+    return tab ? tab + 1 : entry;
+}
+
+static bool same_state(const char *a, const char *b)
+{
+    return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(entry_state(a), entry_state(b)) == 0);
+}
+
+/* The line: each group of ranks with one state, its hosts (three at most). */
+static void say_mixed(char **entries, uint32_t n, uint32_t speaker)
+{
+    size_t cap = 4096, used = 0;
+    char *text = malloc(cap);
+    bool *done = calloc(n, sizeof(bool)), *group = calloc(n, sizeof(bool));
+    if (text == NULL || done == NULL || group == NULL) goto out;
+    used = (size_t)snprintf(text, cap, "the ranks of this job do not all reduce by opframe's rules:");
+    for (uint32_t r = 0; r < n && used + 200 < cap; ++r) {
+        if (done[r]) continue;
+        char hosts[200] = "";
+        int nhosts = 0;
+        memset(group, 0, n * sizeof(bool));
+        for (uint32_t q = r; q < n; ++q) {
+            group[q] = !done[q] && same_state(entries[q], entries[r]);
+            if (!group[q]) continue;
+            done[q] = true;
+            const char *tab = entries[q] ? strchr(entries[q], '\t') : NULL;
+            if (tab == NULL || nhosts > 3) continue;
+            char host[80];
+            snprintf(host, sizeof(host), "%.*s", (int)(tab - entries[q] > 64 ? 64 : tab - entries[q]), entries[q]);
+            if (strstr(hosts, host) != NULL) continue;
+            if (++nhosts > 3) { strcat(hosts, ", ..."); continue; }
+            if (hosts[0]) strcat(hosts, ", ");
+            strncat(hosts, host, sizeof(hosts) - strlen(hosts) - 1);
+        }
+        char ranks[256], what[700];
+        rank_list(group, n, ranks, sizeof(ranks));
+        describe_entry(entry_state(entries[r]), what, sizeof(what));
+        used += (size_t)snprintf(text + used, cap - used, "%s rank%s %s%s%s%s: %s", r ? ";" : "",
+                                 strpbrk(ranks, ",-") ? "s" : "", ranks, hosts[0] ? " (" : "", hosts,
+                                 hosts[0] ? ")" : "", what);
+    }
+    if (used + 200 < cap)
+        snprintf(text + used, cap - used, ". Every rank now reduces with Open MPI's own kernels, so that all "
+                 "ranks compute the same results (op_opframe_calls stops counting)");
+    say_warning(job_rank() != NULL && (uint32_t)atoi(job_rank()) == speaker, text);
+out:
+    free(text);
+    free(done);
+    free(group);
+}
+
+static void job_check(void)
+{
+    /* Only once MPI_Init has returned: the modex fence has brought every
+     * rank's entry, and every op has its final functions. */
+    if (ompi_mpi_state != OMPI_MPI_STATE_INIT_COMPLETED) return;
+    int expected = JOB_UNCHECKED;
+    if (!__atomic_compare_exchange_n(&job_state, &expected, JOB_CHECKING, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&job_state, __ATOMIC_ACQUIRE) != JOB_CHECKED) sched_yield();
+        return;
+    }
+    const char *nspace = getenv("PMIX_NAMESPACE"), *me = getenv("PMIX_RANK");
+    const uint32_t n = nspace && me ? job_size(nspace) : 0;
+    char **entries = n > 1 ? job_entries(nspace, n) : NULL;
+    if (entries != NULL) {
+        uint32_t speaker = n, self = (uint32_t)atoi(me);
+        bool mixed = false;
+        if (self < n && entries[self] == NULL) entries[self] = strdup(job_entry);   /* a PMIx that hides our own */
+        for (uint32_t r = 0; r < n; ++r) {
+            mixed |= !same_state(entries[r], entries[0]) || entries[r] == NULL ||
+                     strncmp(entry_state(entries[r]), "on ", 3) != 0;
+            if (speaker == n && entries[r] != NULL && strncmp(entry_state(entries[r]), "on ", 3) == 0) speaker = r;
+        }
+        if (mixed) {
+            __atomic_store_n(&bridge_enable, false, __ATOMIC_RELAXED);
+            say_mixed(entries, n, speaker);
+        }
+        for (uint32_t r = 0; r < n; ++r) free(entries[r]);
+        free(entries);
+    }
+    bridge_slots = count_served_slots();
+    __atomic_store_n(&job_state, JOB_CHECKED, __ATOMIC_RELEASE);
+}
+
+/* Progress runs inside MPI_Init's fence (every op has its functions by
+ * then: op_opframe_slots is exact when MPI_Init returns) and at any wait
+ * after it: the check then runs even on a rank whose first kernel call is
+ * far away (or never comes: the bridge lost every slot). */
+static int job_progress(void)
+{
+    if (__builtin_expect(__atomic_load_n(&job_state, __ATOMIC_ACQUIRE) == JOB_CHECKED, 1)) return 0;
+    if (ompi_mpi_state != OMPI_MPI_STATE_INIT_COMPLETED) bridge_slots = count_served_slots();
+    else job_check();
+    return 0;
 }
 
 /* Hands "name=value;name=value" to opframe (API values: they beat
@@ -1015,6 +1317,28 @@ __attribute__((visibility("default"))) ompi_op_base_component_1_0_0_t mca_op_opf
     .opc_op_query = component_op_query,
 };
 
+/* Open MPI reads an integer variable as far as it is a number and drops
+ * the rest in silence ("two" is 0, "2x" is 2: a bridge that loses every
+ * slot to op/avx). The bridge's integers are refused as opframe refuses
+ * its own: a value from the environment (where mpirun's --mca and -x put
+ * it for the ranks) that is not an integer, with an optional k/m/g as
+ * Open MPI allows, leaves the default in place, and the job hears it. */
+static void refuse_non_integer(const char *name, int *value, int fallback)
+{
+    char env[96];
+    snprintf(env, sizeof(env), "OMPI_MCA_op_opframe_%s", name);
+    const char *text = getenv(env);
+    if (text == NULL) return;
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(text, &end, 0);
+    if (end != text && *end != '\0' && strchr("kKmMgG", *end) != NULL) ++end;
+    while (end != NULL && (*end == ' ' || *end == '\t')) ++end;
+    if (end != text && *end == '\0' && errno == 0 && v >= INT_MIN && v <= INT_MAX) return;
+    *value = fallback;
+    tell_job("op_opframe_%s=\"%s\" is not an integer; the bridge keeps its default, %d", name, text, fallback);
+}
+
 static int component_register(void)
 {
     const mca_base_component_t *c = &mca_op_opframe_component.opc_version;
@@ -1030,6 +1354,7 @@ static int component_register(void)
         "Priority of the opframe bridge in Open MPI's op selection (the highest wins each type slot; "
         "op/avx uses 50; values above 100 count as 100; negative: offer nothing)",
         MCA_BASE_VAR_TYPE_INT, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY, &bridge_priority);
+    refuse_non_integer("priority", &bridge_priority, 75);
 
     bridge_params = NULL;
     (void)register_var(c, "params",
@@ -1069,8 +1394,10 @@ static int component_register(void)
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_calls);
 
     (void)register_var(c, "slots",
-        "Read-only: number of (op, type slot) 2-buffer functions the bridge serves in this process "
-        "(0 until MPI_Init, and when the bridge disqualified itself)",
+        "Read-only: number of (op, type slot) 2-buffer functions of the bridge that Open MPI "
+        "installed in this process, i.e. that no op component of equal or higher priority took "
+        "(0 until MPI_Init, when the bridge disqualified itself, and when the job's ranks did not "
+        "all reduce with opframe and every rank went to Open MPI's own kernels)",
         MCA_BASE_VAR_TYPE_INT, MCA_BASE_VAR_FLAG_DEFAULT_ONLY, OPAL_INFO_LVL_4,
         MCA_BASE_VAR_SCOPE_READONLY, &bridge_slots);
 
@@ -1089,7 +1416,7 @@ static int component_register(void)
     if (bridge_unavailable[0] == '\0') check_unknown_names();   /* else the job hears why opframe is off */
     char hidden[PATH_MAX * 3 + 512];
     check_job_component_path(hidden, sizeof(hidden));
-    if (hidden[0]) opal_output(0, "op:opframe: %s", hidden);
+    if (hidden[0]) say_warning(true, hidden);
     return OMPI_SUCCESS;
 }
 
@@ -1111,6 +1438,8 @@ static void release_opframe(void)
 
 static int component_close(void)
 {
+    if (job_progress_registered) opal_progress_unregister(job_progress);
+    job_progress_registered = false;
     /* Open MPI 4.1 never closes the op framework at MPI_Finalize; this runs
      * when the component is disqualified, or in ompi_info. Keep opframe while
      * an op still points at our kernels. */
@@ -1120,6 +1449,7 @@ static int component_close(void)
 
 static int disqualify(const char *why)
 {
+    job_publish_off(why);
     opal_output_verbose(10, ompi_op_base_framework.framework_output,
                         "op:opframe: disqualified (Open MPI's own kernels are used): %s", why);
     release_opframe();
@@ -1152,6 +1482,7 @@ static void missing_dirs(const char *path, char *out, size_t len)
  * default verbosity (tell_job), whatever the reason. */
 static int switch_off(const char *why)
 {
+    job_publish_off(why);
     tell_job("opframe is off, Open MPI's own kernels are used: %s", why);
     release_opframe();
     return OMPI_ERR_NOT_AVAILABLE;
@@ -1180,7 +1511,7 @@ static bool same_series(char *why, size_t len)
 static int component_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     const int out = ompi_op_base_framework.framework_output;
-    char why[640];
+    char why[1024];
     (void)enable_progress_threads;
     (void)enable_mpi_threads; /* kernels are pure functions: any thread level is fine */
 
@@ -1218,6 +1549,8 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
     const int rc = build_table();
     if (rc != OMPI_SUCCESS) return switch_off("opframe serves none of Open MPI's op type slots");
     bridge_available = true;
+    job_publish_on();
+    job_progress_registered = opal_progress_register(job_progress) == OPAL_SUCCESS;
     opal_output_verbose(10, out, "op:opframe: available: opframe %s, %d of %d components available (%s), "
                         "%d slots, priority %d", bridge_opframe_version, navail, ncomp, names[0] ? names : "none",
                         bridge_slots, bridge_priority);
@@ -1230,6 +1563,7 @@ static int component_init_query(bool enable_progress_threads, bool enable_mpi_th
 static int module_enable(struct ompi_op_base_module_1_0_0_t *module, struct ompi_op_t *op)
 {
     mca_op_opframe_module_t *m = (mca_op_opframe_module_t *)module;
+    if (op->o_f_to_c_index > 0 && op->o_f_to_c_index < OMPI_OP_BASE_FORTRAN_OP_MAX) job_ops[op->o_f_to_c_index] = op;
     for (int s = 0; s < OMPI_OP_BASE_TYPE_MAX; ++s) {
         /* Keep what we replace, for op_opframe_enable=false. */
         if (module->opm_fns[s] != NULL && op->o_func.intrinsic.fns[s] != NULL &&

@@ -261,20 +261,20 @@ run_degraded "stock-base-only-np2" 2 stock --mca op ^opframe,avx
 # ---- 4. broken opframe installs degrade to Open MPI's kernels, and the job
 # hears why once, at default verbosity, from rank 0 with its host (issue 34):
 # said_once NAME PATTERN: the run's log has PATTERN on exactly one line,
-# "op:opframe[host:rank 0]: ..." (the other ranks keep quiet).
+# "opframe[host:rank 0]: warning: ...", as opframe's own lines (the other ranks keep quiet).
 host=$(hostname)
 said_once() {
     n=$(grep -c -- "$2" "$scratch/$1.log")
     line=$(grep -m1 -- "$2" "$scratch/$1.log")
     case $line in
-    "op:opframe[$host:rank 0]: "*) prefixed=yes ;;
+    "opframe[$host:rank 0]: warning: "*) prefixed=yes ;;
     *) prefixed=no ;;
     esac
     if [ "$n" = 1 ] && [ $prefixed = yes ]; then
         pass "  ... said once: $(echo "$line" | cut -c1-170)"
     else
-        fail "$1: '$2' said $n times (not once), or without 'op:opframe[$host:rank 0]: ' ($prefixed):"
-        grep 'op:opframe' "$scratch/$1.log" | head -5
+        fail "$1: '$2' said $n times (not once), or without 'opframe[$host:rank 0]: warning: ' ($prefixed):"
+        grep 'opframe' "$scratch/$1.log" | head -5
     fi
 }
 # 4a. opframe finds no component at all (components missing): opframe's
@@ -503,6 +503,96 @@ if [ -n "$job_path" ] && ! echo ":$job_path:" | grep -q ":$home/.openmpi/compone
     fi
 else
     echo "SKIP: mpirun's component path for MPI processes ('$job_path') hides nothing here"
+fi
+
+# ---- 5c. ranks that would reduce by different rules: one rank (the first, the
+# second or the last) without opframe, or with the bridge off, or yielding
+# its slots to op/avx. Every rank must compute the same bits (the program
+# compares them on rank 0), and the lowest rank still on opframe says once,
+# at default verbosity, which ranks differ and why. A job whose ranks all
+# agree says nothing.
+ranks_prog=$scratch/ompi_bridge_ranks
+"$MPICC" -std=c11 -O2 -o "$ranks_prog" "$here/ompi_bridge_ranks.c" -lm >"$scratch/cc-ranks.log" 2>&1 ||
+    { cat "$scratch/cc-ranks.log"; fail "could not build ompi_bridge_ranks.c"; }
+mixed_line="the ranks of this job do not all reduce by opframe's rules:"
+# ranks_run NAME NP ODD "VAR=VALUE" EXPECT-PATTERN: rank ODD runs with VAR=VALUE.
+ranks_run() {
+    name=$1 np=$2 odd=$3 setting=$4 expect=$5
+    apps=""
+    [ "$odd" -gt 0 ] && apps="-np $odd $ranks_prog :"
+    apps="$apps -np 1 env $setting $ranks_prog"
+    [ $((np - odd - 1)) -gt 0 ] && apps="$apps : -np $((np - odd - 1)) $ranks_prog"
+    log=$scratch/$name.log
+    # shellcheck disable=SC2086
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
+        timeout 300 "$MPIRUN" --oversubscribe -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+        $apps >"$log" 2>&1
+    rc=$?
+    speaker=0
+    [ "$odd" = 0 ] && speaker=1
+    n=$(grep -c -- "$mixed_line" "$log")
+    line=$(grep -m1 -- "$mixed_line" "$log")
+    if [ $rc = 0 ] && grep -q "every rank computed the same bits" "$log" && [ "$n" = 1 ] &&
+            echo "$line" | grep -q "^opframe\[$host:rank $speaker\]: warning: .*rank $odd\( ([^)]*)\)\{0,1\}: $expect" &&
+            grep -q "Open MPI on ranks 0,1" "$log"; then
+        pass "$name: $(grep -m1 'every rank computed' "$log" | sed 's/^ompi_bridge_ranks: //'); rank $speaker said: $(echo "$line" | cut -d: -f3- | cut -c1-150)..."
+    else
+        fail "$name (exit $rc, the line $n times; want rank $speaker naming rank $odd: '$expect'), log follows:"
+        tail -12 "$log"
+    fi
+}
+off_setting=OPF_MCA_op=avx513 off_expect='opframe is off: opf_init failed: parameter op="avx513"'
+absent_setting=OMPI_MCA_op=^opframe absent_expect='no opframe bridge'
+ranks_run "ranks-np2-rank1-off" 2 1 "$off_setting" "$off_expect"
+ranks_run "ranks-np2-rank0-absent" 2 0 "$absent_setting" "$absent_expect"
+if deep_only "the other ranks-* cases (np 2 and 4; rank 0, 1 and the last; off and absent; yielding)"; then
+    ranks_run "ranks-np2-rank0-off" 2 0 "$off_setting" "$off_expect"
+    ranks_run "ranks-np2-rank1-absent" 2 1 "$absent_setting" "$absent_expect"
+    for odd in 0 1 3; do
+        ranks_run "ranks-np4-rank$odd-off" 4 "$odd" "$off_setting" "$off_expect"
+        ranks_run "ranks-np4-rank$odd-absent" 4 "$odd" "$absent_setting" "$absent_expect"
+    done
+    ranks_run "ranks-np2-rank1-yields" 2 1 OMPI_MCA_op_opframe_priority=0 \
+        "opframe [0-9.]* on [0-9]* type slots, giving the slots they offer to op/avx=50"
+fi
+# All ranks alike, with the bridge serving every slot: no line; with its
+# priority below op/avx's on every rank, no line either (every rank yields
+# alike), and op_opframe_slots counts only the slots op/avx left to it.
+ranks_alike() {
+    name=$1
+    shift
+    log=$scratch/$name.log
+    # shellcheck disable=SC2086
+    HOME=$home OPF_MCA_mca_component_path=$home/.opframe/components OMPI_MCA_mca_base_component_path=$(component_path) \
+        timeout 300 "$MPIRUN" --oversubscribe -np 2 -x HOME -x LD_LIBRARY_PATH -x OPF_MCA_mca_component_path $OSC \
+        "$@" "$ranks_prog" >"$log" 2>&1
+    rc=$?
+    slots=$(sed -n 's/^ompi_bridge_ranks: rank 0: op_opframe_slots //p' "$log")
+}
+ranks_alike ranks-alike
+all_slots=$slots
+if [ $rc = 0 ] && ! grep -q -- "$mixed_line" "$log" && grep -q "opframe on ranks 0,1," "$log" && [ "${all_slots:-0}" -gt 0 ]; then
+    pass "ranks-alike: no line, opframe on both ranks, op_opframe_slots $all_slots"
+else
+    fail "ranks-alike (exit $rc), log follows:"
+    tail -8 "$log"
+fi
+ranks_alike ranks-alike-priority-0 --mca op_opframe_priority 0
+if [ $rc = 0 ] && ! grep -q -- "$mixed_line" "$log" && [ -n "$slots" ] && [ "$slots" -lt "$all_slots" ]; then
+    pass "ranks-alike-priority-0: no line; op_opframe_slots $slots of $all_slots (op/avx takes the rest)"
+else
+    fail "ranks-alike-priority-0 (exit $rc, op_opframe_slots '$slots' of '$all_slots'), log follows:"
+    tail -8 "$log"
+fi
+# A priority that is not an integer (Open MPI would read "two" as 0 in
+# silence): refused, said once, the default kept.
+ranks_alike ranks-priority-two --mca op_opframe_priority two
+if [ $rc = 0 ] && [ "$slots" = "$all_slots" ] &&
+        [ "$(grep -c 'op_opframe_priority="two" is not an integer; the bridge keeps its default, 75' "$log")" = 1 ]; then
+    pass "--mca op_opframe_priority two: refused and said once; op_opframe_slots $slots"
+else
+    fail "--mca op_opframe_priority two (exit $rc, op_opframe_slots '$slots'), log follows:"
+    tail -8 "$log"
 fi
 
 # ---- 6. valgrind, 2 ranks, Open MPI's own noise suppressed
