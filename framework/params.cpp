@@ -55,6 +55,7 @@ Params params = {
     .verbose = 0,
     .component_path = OPF_COMPONENT_PATH_DEFAULT,
     .show_load_errors = 1,
+    .component_trust = kTrustOwner,
     .pin = "",
     .selftest = 0,
     .hwloc_opencl = 0,
@@ -971,6 +972,14 @@ void register_framework_params()
         {{"mca_component_show_load_errors", OPF_PARAM_BOOL, "true",
           "Warn about component files that cannot be loaded" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
           &params.show_load_errors},
+         INT64_MIN, INT64_MAX, true},
+        {{"mca_component_trust", OPF_PARAM_ENUM, "owner",
+          "Which files may put code into the process. owner: a component file, its directory and each "
+          "directory of mca_component_path are used only if no one but root and this process's user can change "
+          "them (owned by one of the two, writable by neither another group nor every user); any other is refused "
+          "and said. any: every file, as a setup whose components another user or a group maintains needs"
+          INIT_ONLY_NOTE, 4,
+          OPF_PARAM_SETTABLE, "owner,any", nullptr, &params.component_trust},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_pin", OPF_PARAM_STRING, "",
           "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\"); "
