@@ -446,22 +446,39 @@ std::string system_file_path()
     return OPF_SYSCONFDIR "/opframe-mca-params.conf";
 }
 
-// Reads the whole of a parameter file into `text`; false (with a warning
-// unless the file is simply missing) when it cannot be used. A parameter file
-// is a few lines: anything longer than kMaxParamFileBytes (a device such as
-// /dev/zero, a runaway file) is refused after reading that much, never read
-// to its end.
-bool read_bounded(const std::string &path, std::string &text)
+// What the last load_files found wrong with the files (missing where a
+// variable named them, unreadable, too large), said by load_params at
+// opf_init, once per process, and not by an earlier load (opf_param_set
+// before opf_init): what a program sets must be in before the files speak.
+std::vector<std::string> file_notes;
+
+// One of the four files below the environment.
+struct FileSpec {
+    std::string path;
+    const char *kind;       // "parameter file" / "tuning file": every message about it says which
+    const char *variable;   // the environment variable that named it, or nullptr (its default place)
+};
+
+// Reads the whole of a file into `text`; false (with a note unless the
+// file is simply missing from its default place) when it cannot be used.
+// A parameter file is a few lines: anything longer than kMaxParamFileBytes
+// (a device such as /dev/zero, a runaway file) is refused after reading
+// that much, never read to its end.
+bool read_bounded(const FileSpec &file, std::string &text)
 {
+    const char *kind = file.kind, *path = file.path.c_str();
     // O_NONBLOCK: a FIFO without a writer must not block opf_init either.
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        if (errno != ENOENT) warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+        if (errno != ENOENT)
+            file_notes.push_back(printf_string("cannot read %s %s: %s; ignored", kind, path, std::strerror(errno)));
+        else if (file.variable)   // a typo in a path set by hand must not go unnoticed
+            file_notes.push_back(printf_string("%s %s (named by %s) does not exist; ignored", kind, path, file.variable));
         return false;
     }
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        warn_once("parameter file %s is a directory; ignored", path.c_str());
+        file_notes.push_back(printf_string("%s %s is a directory; ignored", kind, path));
         close(fd);
         return false;
     }
@@ -471,7 +488,7 @@ bool read_bounded(const std::string &path, std::string &text)
         const ssize_t n = read(fd, text.data() + got, text.size() - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+            file_notes.push_back(printf_string("cannot read %s %s: %s; ignored", kind, path, std::strerror(errno)));
             close(fd);
             return false;
         }
@@ -480,12 +497,19 @@ bool read_bounded(const std::string &path, std::string &text)
     }
     close(fd);
     if (got > kMaxParamFileBytes) {
-        warn_once("parameter file %s is larger than %zu bytes (not a parameter file?); ignored", path.c_str(),
-                  kMaxParamFileBytes);
+        file_notes.push_back(printf_string("%s %s is larger than %zu bytes (not a %s?); ignored", kind, path,
+                                           kMaxParamFileBytes, kind));
         return false;
     }
     text.resize(got);
     return true;
+}
+
+// The variable that names a file, if it is set (an empty one switches the file off).
+const char *named_by(const char *variable)
+{
+    const char *value = std::getenv(variable);
+    return value && *value ? variable : nullptr;
 }
 
 // The tuning files opframe_tune writes: beside the parameter files, and
@@ -503,21 +527,24 @@ std::string system_tuning_path()
     return OPF_SYSCONFDIR "/opframe-tuning.conf";
 }
 
-void read_file(const std::string &path, std::map<std::string, FileValue> &out)
+void read_file(const FileSpec &file, std::map<std::string, FileValue> &out)
 {
     out.clear();
     std::string text;
-    if (!path.empty() && read_bounded(path, text)) out = parse_param_file(text, path);
+    if (!file.path.empty() && read_bounded(file, text)) out = parse_param_file(text, file.path);
 }
 
 void load_files()
 {
-    read_file(user_file_path(), reg.files[0]);
-    read_file(system_file_path(), reg.files[1]);
+    file_notes.clear();
+    // (A missing parameter file is not said, wherever it was to be: a site
+    // may name one that only some nodes have.)
+    read_file({user_file_path(), "parameter file", nullptr}, reg.files[0]);
+    read_file({system_file_path(), "parameter file", nullptr}, reg.files[1]);
     // A tuning file's values count once apply_tuning has seen that it was
     // measured on this machine (opf_init, when the components are known).
-    read_file(user_tuning_path(), reg.files[2]);
-    read_file(system_tuning_path(), reg.files[3]);
+    read_file({user_tuning_path(), "tuning file", named_by("OPF_TUNE_FILE_USER")}, reg.files[2]);
+    read_file({system_tuning_path(), "tuning file", named_by("OPF_TUNE_FILE_SYSTEM")}, reg.files[3]);
     for (auto &[name, value] : reg.files[2]) value.origin = "tuning " + value.origin;
     for (auto &[name, value] : reg.files[3]) value.origin = "tuning " + value.origin;
     reg.tuning_accepted[0] = reg.tuning_accepted[1] = false;
@@ -714,7 +741,12 @@ int register_param(const opf_param_spec_t *spec, bool framework, int64_t min = I
 // set know them (and check values) early.
 void ensure_framework_params()
 {
-    if (!framework_registered.load(std::memory_order_acquire)) load_params();
+    if (framework_registered.load(std::memory_order_acquire)) return;
+    {
+        std::lock_guard guard(reg.lock);
+        load_files();   // what is wrong with them is said at opf_init (file_notes)
+    }
+    register_framework_params();
 }
 
 std::string closest_locked(std::string_view name);   // below, with the unknown-name check
@@ -1034,6 +1066,11 @@ void load_params()
     {
         std::lock_guard guard(reg.lock);
         load_files();
+        // Once per process, as a component file's failure: opframe_info and
+        // a program that finalizes and initialises again read the files again.
+        static std::set<std::string> said;
+        for (const std::string &note : file_notes)
+            if (said.insert(note).second) say_line(Say::Warning, note);
     }
     register_framework_params();
 }
