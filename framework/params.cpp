@@ -1,5 +1,6 @@
 // params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
+#include "framework/file_trust.h"
 #include "framework/hwprobe.h"
 #include "framework/messages.h"
 
@@ -447,10 +448,15 @@ std::string system_file_path()
 }
 
 // What the last load_files found wrong with the files (missing where a
-// variable named them, unreadable, too large), said by load_params at
-// opf_init, once per process, and not by an earlier load (opf_param_set
-// before opf_init): what a program sets must be in before the files speak.
+// variable named them, unreadable, too large, refused), said by load_params
+// at opf_init, once per process, and not by an earlier load (opf_param_set
+// before opf_init): what a program sets, mca_component_trust among it, must
+// be in before the files speak.
 std::vector<std::string> file_notes;
+
+// mca_component_trust as far as the files themselves go, from the sources
+// above them: a file cannot vouch for itself (bad words are said by resolve).
+bool files_trust_any();
 
 // One of the four files below the environment.
 struct FileSpec {
@@ -463,7 +469,10 @@ struct FileSpec {
 // file is simply missing from its default place) when it cannot be used.
 // A parameter file is a few lines: anything longer than kMaxParamFileBytes
 // (a device such as /dev/zero, a runaway file) is refused after reading
-// that much, never read to its end.
+// that much, never read to its end. One that a user other than root and
+// this process's user can change is refused before it is read
+// (file_trust.h): it names the component path, so it decides which code
+// the process runs.
 bool read_bounded(const FileSpec &file, std::string &text)
 {
     const char *kind = file.kind, *path = file.path.c_str();
@@ -477,11 +486,22 @@ bool read_bounded(const FileSpec &file, std::string &text)
         return false;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const bool stated = fstat(fd, &st) == 0;
+    if (stated && S_ISDIR(st.st_mode)) {
         file_notes.push_back(printf_string("%s %s is a directory; ignored", kind, path));
         close(fd);
         return false;
     }
+    // Files and FIFOs carry what someone wrote into them; a device's bytes
+    // are not a text someone can change (and /dev/zero is refused below).
+    if (stated && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) && !files_trust_any())
+        if (const TrustCheck check = check_file_trust(path, DirectoryUse::FixedName); !check.problem.empty()) {
+            file_notes.push_back(printf_string(
+                "%s %s refused: %s, so another user could choose this process's settings and the components it "
+                "loads; ignored (OPF_MCA_mca_component_trust=any accepts it)", kind, path, check.problem.c_str()));
+            close(fd);
+            return false;
+        }
     text.assign(kMaxParamFileBytes + 1, '\0');
     std::size_t got = 0;
     while (got < text.size()) {
@@ -591,6 +611,18 @@ bool lookup(Source s, const std::string &name, Candidate &c)
         return true;
     }
     case kDefault: break;
+    }
+    return false;
+}
+
+bool files_trust_any()
+{
+    for (Source s : {kApi, kCmdline, kEnvironment}) {
+        Candidate c;
+        if (!lookup(s, "mca_component_trust", c)) continue;
+        const std::string_view word = trim(c.text);
+        if (equal_nocase(word, "any")) return true;
+        if (equal_nocase(word, "owner")) return false;
     }
     return false;
 }
@@ -1006,11 +1038,12 @@ void register_framework_params()
           &params.show_load_errors},
          INT64_MIN, INT64_MAX, true},
         {{"mca_component_trust", OPF_PARAM_ENUM, "owner",
-          "Which files may put code into the process. owner: a component file, its directory and each "
-          "directory of mca_component_path are used only if no one but root and this process's user can change "
-          "them (owned by one of the two, writable by neither another group nor every user); any other is refused "
-          "and said. any: every file, as a setup whose components another user or a group maintains needs"
-          INIT_ONLY_NOTE, 4,
+          "Which files may put code or settings into the process. owner: a component file, its directory and each "
+          "directory of mca_component_path, and the parameter and tuning files, are used only if no one but root "
+          "and this process's user can change them (owned by one of the two, writable by neither another group nor "
+          "every user); any other is refused and said. any: every file, as a setup whose components another user "
+          "or a group maintains needs. For the parameter and tuning files it is read from opf_param_set, the "
+          "command line and the environment only (a file cannot vouch for itself)" INIT_ONLY_NOTE, 4,
           OPF_PARAM_SETTABLE, "owner,any", nullptr, &params.component_trust},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_pin", OPF_PARAM_STRING, "",

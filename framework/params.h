@@ -58,7 +58,13 @@ extern thread_local std::string registering_component;
 // their values from the sources).
 void register_framework_params();
 
-// At opf_init: rereads the parameter files, then register_framework_params().
+// At opf_init: rereads the parameter and tuning files, then
+// register_framework_params(). What is wrong with a file is said there, once
+// per process: a tuning file named by its variable that does not exist, one
+// that is a directory, unreadable or too large, and one that a user other
+// than root and this process's user can change (file_trust.h), which is
+// refused unless mca_component_trust=any comes from the environment, a
+// command line or opf_param_set (a file cannot vouch for itself).
 void load_params();
 
 // Tuning files (opframe_tune writes them): parameter files of measured

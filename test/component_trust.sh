@@ -4,10 +4,13 @@
 # user other than root and this one can change (world- or group-writable,
 # sticky or not, or owned by another user) is refused before the loader opens
 # it, said once at default verbosity, and listed failed with the reason;
-# mca_component_trust=any loads it. The test component ctor writes a marker
-# file from its library constructor: the marker proves whether the file was
-# opened at all. Cases that need another owner or group (chown, chgrp) run as
-# root and are skipped otherwise. About two seconds: opframe_info runs.
+# mca_component_trust=any loads it. A parameter or tuning file another user
+# can change is refused too (it names the component path); one of ours in a
+# sticky directory is not (a file of a fixed name). The test component ctor
+# writes a marker file from its library constructor: the marker proves
+# whether the file was opened at all. Cases that need another owner or group
+# (chown, chgrp) run as root and are skipped otherwise. About a second:
+# opframe_info runs.
 check_name=component_trust
 . "${srcdir:-.}/test/check_lib.sh"
 info="$top/tools/opframe_info"
@@ -153,6 +156,70 @@ if [ $root = yes ]; then
     check "another user's file with trust any: loads" opened
 else
     echo "SKIP: files of another owner: only root can make them"
+fi
+
+# ---- 7. parameter and tuning files: they name the component path --------------------------------
+# A parameter or tuning file that another user can change is refused before
+# it is read (a file cannot vouch for itself: mca_component_trust is taken
+# from the command line or the environment for them). The one file of a
+# fixed name in a sticky directory is safe: others can neither replace it
+# nor own a file of ours.
+params_run() {   # params_run ARGS...: opframe_info without --mca mca_component_path
+    rm -f "$marker"
+    out=$("$info" "$@" 2>"$scratch/stderr")
+    rc=$?
+    err=$(cat "$scratch/stderr")
+}
+mkdir "$scratch/conf"
+pfile="$scratch/conf/params.conf"
+printf 'mca_component_path = %s\nop_base_threads_min_bytes = 3M\nmca_component_trust = any\n' "$scratch/own" >"$pfile"
+chmod 666 "$pfile"
+OPF_MCA_PARAM_FILE_USER=$pfile params_run --param op base --level 9
+check "666 parameter file: said" contains "$err" \
+    "opframe: warning: parameter file $pfile refused: it is writable by every user (mode 0666), so another user could choose this process's settings and the components it loads; ignored (OPF_MCA_mca_component_trust=any accepts it)"
+check "666 parameter file: said once" said_once "refused"
+check "666 parameter file: its values are not used" contains "$out" \
+    '"op_base_threads_min_bytes" (current value: "4M", data source: default'
+check "666 parameter file: it cannot vouch for itself" contains "$out" \
+    '"mca_component_trust" (current value: "owner", data source: default'
+check "666 parameter file: the component path it names is not used (ctor never opened)" not_opened
+OPF_MCA_PARAM_FILE_USER=$pfile params_run --mca mca_component_trust any --param op base --level 9
+check "666 parameter file with --mca mca_component_trust any: used" contains "$out" \
+    "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: file $pfile:2"
+check "... and nothing said before --mca was in" lacks "$err" "refused"
+check "... and the component path it names is used" opened
+chmod 644 "$pfile"
+chmod 777 "$scratch/conf"
+OPF_MCA_PARAM_FILE_USER=$pfile params_run --param op base --level 9
+check "a parameter file in a 777 directory: said, naming the directory" contains "$err" \
+    "parameter file $pfile refused: its directory $real/conf is writable by every user (mode 0777)"
+check "a parameter file in a 777 directory: not used" contains "$out" '"op_base_threads_min_bytes" (current value: "4M"'
+chmod 1777 "$scratch/conf"
+OPF_MCA_PARAM_FILE_USER=$pfile params_run --param op base --level 9
+check "a parameter file of ours in a sticky 1777 directory: used" contains "$out" \
+    "\"op_base_threads_min_bytes\" (current value: \"3M\", data source: file $pfile:2"
+check "... nothing said" lacks "$err" "refused"
+chmod 700 "$scratch/conf"
+tfile="$scratch/conf/tuning.conf"
+printf 'op_base_threads_min_bytes = 5M\n' >"$tfile"
+chmod 666 "$tfile"
+OPF_TUNE_FILE_USER=$tfile params_run
+check "666 tuning file: said as a tuning file" contains "$err" \
+    "opframe: warning: tuning file $tfile refused: it is writable by every user (mode 0666)"
+if [ $root = yes ]; then
+    chmod 644 "$pfile"
+    chown 65534 "$pfile"
+    OPF_MCA_PARAM_FILE_SYSTEM=$pfile params_run --param op base --level 9
+    check "another user's system parameter file: said" contains "$err" \
+        "parameter file $pfile refused: it is owned by "
+    check "another user's system parameter file: not used" contains "$out" '"op_base_threads_min_bytes" (current value: "4M"'
+    chown 0 "$pfile"
+    chmod 664 "$pfile"
+    chgrp 65534 "$pfile"
+    OPF_MCA_PARAM_FILE_USER=$pfile params_run
+    check "a group-writable parameter file: said" contains "$err" "parameter file $pfile refused: it is writable by "
+else
+    echo "SKIP: parameter files of another owner or group: only root can make them"
 fi
 
 summary
