@@ -4,6 +4,7 @@
 #include "framework/components.h"
 #include "framework/host_memory.h"
 #include "framework/component_files.h"
+#include "framework/file_trust.h"
 
 #include "config.h"
 
@@ -178,12 +179,35 @@ std::string component_name_of(const std::string &file)
 // warned about once per process: a program (opframe_info) that initialises
 // again, or whose init failed and is retried by the next call, must not
 // repeat the same warning.
-void record_failure(const std::string &path, const std::string &reason)
+// `say`: false where one line speaks for several files (a refused directory).
+void record_failure(const std::string &path, const std::string &reason, bool say = true)
 {
     static std::set<std::pair<std::string, std::string>> warned;
     repo.failed.push_back({path, reason});
-    if (params.show_load_errors && warned.insert({path, reason}).second)
+    if (say && params.show_load_errors && warned.insert({path, reason}).second)
         warn("component %s skipped: %s", path.c_str(), reason.c_str());
+}
+
+// ---- who may put code into the process (file_trust.h) -----------------------------
+
+constexpr char kTrustHint[] = "mca_component_trust=any loads it anyway";
+
+// Why `path` (a component file, .so or .la) must not be opened, or "": the
+// file it resolves to, or that file's directory, can be changed by a user
+// other than root and this process's user. `real_path` gets the resolved
+// path, which is what the loader is then given: a link on the way cannot be
+// swapped between this check and the open.
+std::string untrusted_component_file(const std::string &path, std::string &real_path)
+{
+    const TrustCheck check = check_file_trust(path, DirectoryUse::Searched);
+    real_path = check.real_path.empty() ? path : check.real_path;
+    if (check.problem.empty()) return "";
+    if (params.component_trust == kTrustAny) {
+        verbose(1, "component %s: %s; loaded all the same (mca_component_trust=any)", path.c_str(),
+                check.problem.c_str());
+        return "";
+    }
+    return "refused: " + check.problem + ", so another user could run code in this process; " + kTrustHint;
 }
 
 // Why a shared object that looked loadable (diagnose_shared_object, before
@@ -212,6 +236,12 @@ std::string shared_object_of(const std::string &dir, const std::string &name)
     const std::string stem = dir + "/" + kPrefix + name, la_path = stem + ".la";
     struct stat st;
     if (lstat(la_path.c_str(), &st) != 0) return stem + ".so";
+    // The archive chooses which file is opened: whoever may write it must be trusted too.
+    std::string real_la;
+    if (std::string refused = untrusted_component_file(la_path, real_la); !refused.empty()) {
+        record_failure(la_path, refused);
+        return "";
+    }
     LaFile la;
     std::string why;
     if (!read_la(la_path, la, why)) {
@@ -246,10 +276,16 @@ void load_file(const std::string &dir, const std::string &name)
         record_failure(so, "cannot load: " + problem);
         return;
     }
+    // Before the open: the loader runs the file's constructors as it opens it.
+    std::string real_so;
+    if (std::string refused = untrusted_component_file(so, real_so); !refused.empty()) {
+        record_failure(so, refused);
+        return;
+    }
     lt_dladvise advise;
     lt_dladvise_init(&advise);
     lt_dladvise_local(&advise);   // components must not see each other's symbols
-    lt_dlhandle handle = lt_dlopenadvise(so.c_str(), advise);
+    lt_dlhandle handle = lt_dlopenadvise(real_so.c_str(), advise);
     lt_dladvise_destroy(&advise);
     if (!handle) {
         record_failure(so, "cannot load: " + load_error(so));
@@ -272,16 +308,14 @@ void load_file(const std::string &dir, const std::string &name)
                  (comp->name ? comp->name : "(null)") + "\"";
     else if (!comp->init_query || !comp->op_query)
         reason = "init_query or op_query hook is NULL";
-    if (!reason.empty()) {
-        const lt_dlinfo *info = lt_dlgetinfo(handle);
-        record_failure(info && info->filename ? info->filename : so, reason);
+    if (!reason.empty()) {   // (under the name it was found by, as every other failure)
+        record_failure(so, reason);
         lt_dlclose(handle);
         return;
     }
-    const lt_dlinfo *info = lt_dlgetinfo(handle);
     ComponentRecord rec;
     rec.name = name;
-    rec.path = info && info->filename ? info->filename : so;
+    rec.path = so;
     rec.component = comp;
     rec.handle = handle;
     repo.components.push_back(rec);
@@ -312,6 +346,37 @@ void add_linked_in()
     }
 }
 
+// Whether the components found in `dir` (`names`: name -> file) are
+// refused because someone other than root and this process's user can
+// change the directory: anyone who can add a file there can add a
+// component. Each file is listed failed with the reason; one line says it.
+bool refuse_directory(const std::string &dir, const std::map<std::string, std::string> &names)
+{
+    if (names.empty()) return false;   // nothing would be opened
+    const TrustCheck check = check_directory_trust(dir, DirectoryUse::Searched);
+    if (check.problem.empty()) return false;
+    std::string which = "component directory " + dir;
+    std::string trimmed = dir;
+    while (trimmed.size() > 1 && trimmed.back() == '/') trimmed.pop_back();
+    if (check.real_path != trimmed) which += " (" + check.real_path + ")";
+    if (params.component_trust == kTrustAny) {
+        verbose(1, "%s is %s; its components are loaded all the same (mca_component_trust=any)", which.c_str(),
+                check.problem.c_str());
+        return false;
+    }
+    std::string files;
+    for (const auto &[name, file] : names) {
+        files += (files.empty() ? "" : ", ") + file;
+        record_failure(dir + "/" + file, "refused: its " + which + " is " + check.problem +
+                                             ", so another user could have put it there; " + kTrustHint,
+                       false);
+    }
+    if (params.show_load_errors)
+        say_once("%s refused: it is %s, so another user could put a component there; not loaded: %s "
+                 "(mca_component_trust=any loads them anyway)", which.c_str(), check.problem.c_str(), files.c_str());
+    return true;
+}
+
 void discover(const std::string &path_list)
 {
     std::vector<std::string> notes;
@@ -331,11 +396,14 @@ void discover(const std::string &path_list)
                  std::strerror(errno));
             continue;
         }
-        std::set<std::string> names;   // sorted, and .so/.la of one component counted once
+        std::map<std::string, std::string> names;   // name -> a file of it: sorted, .so/.la of one component once
         while (dirent *e = readdir(d))
-            if (std::string name = component_name_of(e->d_name); !name.empty()) names.insert(name);
+            if (std::string name = component_name_of(e->d_name); !name.empty())
+                if (auto [at, added] = names.emplace(name, e->d_name); !added && at->second.ends_with(".la"))
+                    at->second = e->d_name;   // the .so names it in the lists
         closedir(d);
-        for (const std::string &name : names) load_file(dir, name);
+        if (refuse_directory(dir, names)) continue;
+        for (const auto &name : names) load_file(dir, name.first);
     }
     for (const std::string &note : notes) verbose(1, "%s", note.c_str());
 }

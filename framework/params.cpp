@@ -1,5 +1,6 @@
 // params.cpp — the MCA parameter registry (see params.h).
 #include "framework/params.h"
+#include "framework/file_trust.h"
 #include "framework/hwprobe.h"
 #include "framework/messages.h"
 
@@ -55,6 +56,7 @@ Params params = {
     .verbose = 0,
     .component_path = OPF_COMPONENT_PATH_DEFAULT,
     .show_load_errors = 1,
+    .component_trust = kTrustOwner,
     .pin = "",
     .selftest = 0,
     .hwloc_opencl = 0,
@@ -445,32 +447,68 @@ std::string system_file_path()
     return OPF_SYSCONFDIR "/opframe-mca-params.conf";
 }
 
-// Reads the whole of a parameter file into `text`; false (with a warning
-// unless the file is simply missing) when it cannot be used. A parameter file
-// is a few lines: anything longer than kMaxParamFileBytes (a device such as
-// /dev/zero, a runaway file) is refused after reading that much, never read
-// to its end.
-bool read_bounded(const std::string &path, std::string &text)
+// What the last load_files found wrong with the files (missing where a
+// variable named them, unreadable, too large, refused), said by load_params
+// at opf_init, once per process, and not by an earlier load (opf_param_set
+// before opf_init): what a program sets, mca_component_trust among it, must
+// be in before the files speak.
+std::vector<std::string> file_notes;
+
+// mca_component_trust as far as the files themselves go, from the sources
+// above them: a file cannot vouch for itself (bad words are said by resolve).
+bool files_trust_any();
+
+// One of the four files below the environment.
+struct FileSpec {
+    std::string path;
+    const char *kind;       // "parameter file" / "tuning file": every message about it says which
+    const char *variable;   // the environment variable that named it, or nullptr (its default place)
+};
+
+// Reads the whole of a file into `text`; false (with a note unless the
+// file is simply missing from its default place) when it cannot be used.
+// A parameter file is a few lines: anything longer than kMaxParamFileBytes
+// (a device such as /dev/zero, a runaway file) is refused after reading
+// that much, never read to its end. One that a user other than root and
+// this process's user can change is refused before it is read
+// (file_trust.h): it names the component path, so it decides which code
+// the process runs.
+bool read_bounded(const FileSpec &file, std::string &text)
 {
+    const char *kind = file.kind, *path = file.path.c_str();
     // O_NONBLOCK: a FIFO without a writer must not block opf_init either.
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        if (errno != ENOENT) warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+        if (errno != ENOENT)
+            file_notes.push_back(printf_string("cannot read %s %s: %s; ignored", kind, path, std::strerror(errno)));
+        else if (file.variable)   // a typo in a path set by hand must not go unnoticed
+            file_notes.push_back(printf_string("%s %s (named by %s) does not exist; ignored", kind, path, file.variable));
         return false;
     }
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        warn_once("parameter file %s is a directory; ignored", path.c_str());
+    const bool stated = fstat(fd, &st) == 0;
+    if (stated && S_ISDIR(st.st_mode)) {
+        file_notes.push_back(printf_string("%s %s is a directory; ignored", kind, path));
         close(fd);
         return false;
     }
+    // Files and FIFOs carry what someone wrote into them; a device's bytes
+    // are not a text someone can change (and /dev/zero is refused below).
+    if (stated && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode)) && !files_trust_any())
+        if (const TrustCheck check = check_file_trust(path, DirectoryUse::FixedName); !check.problem.empty()) {
+            file_notes.push_back(printf_string(
+                "%s %s refused: %s, so another user could choose this process's settings and the components it "
+                "loads; ignored (OPF_MCA_mca_component_trust=any accepts it)", kind, path, check.problem.c_str()));
+            close(fd);
+            return false;
+        }
     text.assign(kMaxParamFileBytes + 1, '\0');
     std::size_t got = 0;
     while (got < text.size()) {
         const ssize_t n = read(fd, text.data() + got, text.size() - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            warn_once("cannot read parameter file %s: %s; ignored", path.c_str(), std::strerror(errno));
+            file_notes.push_back(printf_string("cannot read %s %s: %s; ignored", kind, path, std::strerror(errno)));
             close(fd);
             return false;
         }
@@ -479,12 +517,19 @@ bool read_bounded(const std::string &path, std::string &text)
     }
     close(fd);
     if (got > kMaxParamFileBytes) {
-        warn_once("parameter file %s is larger than %zu bytes (not a parameter file?); ignored", path.c_str(),
-                  kMaxParamFileBytes);
+        file_notes.push_back(printf_string("%s %s is larger than %zu bytes (not a %s?); ignored", kind, path,
+                                           kMaxParamFileBytes, kind));
         return false;
     }
     text.resize(got);
     return true;
+}
+
+// The variable that names a file, if it is set (an empty one switches the file off).
+const char *named_by(const char *variable)
+{
+    const char *value = std::getenv(variable);
+    return value && *value ? variable : nullptr;
 }
 
 // The tuning files opframe_tune writes: beside the parameter files, and
@@ -502,21 +547,24 @@ std::string system_tuning_path()
     return OPF_SYSCONFDIR "/opframe-tuning.conf";
 }
 
-void read_file(const std::string &path, std::map<std::string, FileValue> &out)
+void read_file(const FileSpec &file, std::map<std::string, FileValue> &out)
 {
     out.clear();
     std::string text;
-    if (!path.empty() && read_bounded(path, text)) out = parse_param_file(text, path);
+    if (!file.path.empty() && read_bounded(file, text)) out = parse_param_file(text, file.path);
 }
 
 void load_files()
 {
-    read_file(user_file_path(), reg.files[0]);
-    read_file(system_file_path(), reg.files[1]);
+    file_notes.clear();
+    // (A missing parameter file is not said, wherever it was to be: a site
+    // may name one that only some nodes have.)
+    read_file({user_file_path(), "parameter file", nullptr}, reg.files[0]);
+    read_file({system_file_path(), "parameter file", nullptr}, reg.files[1]);
     // A tuning file's values count once apply_tuning has seen that it was
     // measured on this machine (opf_init, when the components are known).
-    read_file(user_tuning_path(), reg.files[2]);
-    read_file(system_tuning_path(), reg.files[3]);
+    read_file({user_tuning_path(), "tuning file", named_by("OPF_TUNE_FILE_USER")}, reg.files[2]);
+    read_file({system_tuning_path(), "tuning file", named_by("OPF_TUNE_FILE_SYSTEM")}, reg.files[3]);
     for (auto &[name, value] : reg.files[2]) value.origin = "tuning " + value.origin;
     for (auto &[name, value] : reg.files[3]) value.origin = "tuning " + value.origin;
     reg.tuning_accepted[0] = reg.tuning_accepted[1] = false;
@@ -563,6 +611,18 @@ bool lookup(Source s, const std::string &name, Candidate &c)
         return true;
     }
     case kDefault: break;
+    }
+    return false;
+}
+
+bool files_trust_any()
+{
+    for (Source s : {kApi, kCmdline, kEnvironment}) {
+        Candidate c;
+        if (!lookup(s, "mca_component_trust", c)) continue;
+        const std::string_view word = trim(c.text);
+        if (equal_nocase(word, "any")) return true;
+        if (equal_nocase(word, "owner")) return false;
     }
     return false;
 }
@@ -713,7 +773,12 @@ int register_param(const opf_param_spec_t *spec, bool framework, int64_t min = I
 // set know them (and check values) early.
 void ensure_framework_params()
 {
-    if (!framework_registered.load(std::memory_order_acquire)) load_params();
+    if (framework_registered.load(std::memory_order_acquire)) return;
+    {
+        std::lock_guard guard(reg.lock);
+        load_files();   // what is wrong with them is said at opf_init (file_notes)
+    }
+    register_framework_params();
 }
 
 std::string closest_locked(std::string_view name);   // below, with the unknown-name check
@@ -972,6 +1037,15 @@ void register_framework_params()
           "Warn about component files that cannot be loaded" INIT_ONLY_NOTE, 5, OPF_PARAM_SETTABLE, nullptr, nullptr,
           &params.show_load_errors},
          INT64_MIN, INT64_MAX, true},
+        {{"mca_component_trust", OPF_PARAM_ENUM, "owner",
+          "Which files may put code or settings into the process. owner: a component file, its directory and each "
+          "directory of mca_component_path, and the parameter and tuning files, are used only if no one but root "
+          "and this process's user can change them (owned by one of the two, writable by neither another group nor "
+          "every user); any other is refused and said. any: every file, as a setup whose components another user "
+          "or a group maintains needs. For the parameter and tuning files it is read from opf_param_set, the "
+          "command line and the environment only (a file cannot vouch for itself)" INIT_ONLY_NOTE, 4,
+          OPF_PARAM_SETTABLE, "owner,any", nullptr, &params.component_trust},
+         INT64_MIN, INT64_MAX, true},
         {{"op_base_pin", OPF_PARAM_STRING, "",
           "Pin slots to a provider: op:type=component,... (e.g. \"sum:float=avx2,max:double=example\"); "
           "op:type@LO-HI=component pins LO to HI bytes per buffer (\"sum:float@64K-1M=avx2\", \"@-4K\", \"@1M-\")" INIT_ONLY_NOTE, 4,
@@ -1025,6 +1099,11 @@ void load_params()
     {
         std::lock_guard guard(reg.lock);
         load_files();
+        // Once per process, as a component file's failure: opframe_info and
+        // a program that finalizes and initialises again read the files again.
+        static std::set<std::string> said;
+        for (const std::string &note : file_notes)
+            if (said.insert(note).second) say_line(Say::Warning, note);
     }
     register_framework_params();
 }

@@ -30,6 +30,7 @@ struct Params {
     int64_t verbose;              // op_base_verbose, 0..100 (synonym op_verbose)
     const char *component_path;   // mca_component_path: directories, ':'-separated
     int show_load_errors;         // mca_component_show_load_errors
+    int64_t component_trust;      // mca_component_trust: kTrustOwner or kTrustAny (file_trust.h)
     const char *pin;              // op_base_pin: "sum:float=avx2,max:double=example"
     int selftest;                 // op_base_selftest
     int hwloc_opencl;             // op_base_hwloc_opencl: let hwloc's OpenCL plugin list devices
@@ -40,6 +41,9 @@ struct Params {
     int threads_in_mpi;           // op_base_threads_in_mpi: the pool inside an MPI job too
     int quiet_absent;             // op_base_quiet_absent: no word on settings of absent components
 };
+
+// mca_component_trust's words, by index.
+constexpr int64_t kTrustOwner = 0, kTrustAny = 1;
 
 // The values in force (resolved at opf_init, updated by opf_param_set).
 extern Params params;
@@ -54,7 +58,13 @@ extern thread_local std::string registering_component;
 // their values from the sources).
 void register_framework_params();
 
-// At opf_init: rereads the parameter files, then register_framework_params().
+// At opf_init: rereads the parameter and tuning files, then
+// register_framework_params(). What is wrong with a file is said there, once
+// per process: a tuning file named by its variable that does not exist, one
+// that is a directory, unreadable or too large, and one that a user other
+// than root and this process's user can change (file_trust.h), which is
+// refused unless mca_component_trust=any comes from the environment, a
+// command line or opf_param_set (a file cannot vouch for itself).
 void load_params();
 
 // Tuning files (opframe_tune writes them): parameter files of measured

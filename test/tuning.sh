@@ -4,9 +4,10 @@
 # values show "tuning file" as their source, --explain shows when and on what
 # it was measured, a pin in it steers a slot, a value set in the environment
 # still wins) and ignores it, with a warning at default verbosity, when the
-# CPU, ISA set or versions differ or it does not say what it was made on.
-# Timings are never checked. About a second: one quick tuner run, a few
-# opframe_info runs.
+# CPU, ISA set or versions differ or it does not say what it was made on;
+# one that cannot be read (a path named that does not exist, a directory, a
+# device) is said as a tuning file. Timings are never checked. About a
+# second: one quick tuner run, a few opframe_info runs.
 check_name=tuning
 . "${srcdir:-.}/test/check_lib.sh"
 OPF_MCA_mca_component_path="$top/components/simd"
@@ -106,6 +107,28 @@ if contains "$(sed -n 's/^opf_tuning_isa = //p' "$file")" avx2; then
     # The same CPU with a lower ISA level in force (op_base_isa_mask): another ISA set.
     reject "another ISA set" "$file" "it was measured with ISA set " OPF_MCA_op_base_isa_mask=sse2,sse4_1,avx
 fi
+
+# ---- 3b. a tuning file that cannot be read is said, as a tuning file ------------------------
+# A path named by OPF_TUNE_FILE_USER / _SYSTEM that does not exist (a typo)
+# is said once; a directory or a device is said as a tuning file, never as a
+# parameter file. The default place (~/.opframe/tuning.conf) may be missing.
+out=$(OPF_TUNE_FILE_USER="$scratch/no-such-tuning.conf" "$info" --all 2>&1 >/dev/null)
+check "a named tuning file that does not exist: said" contains "$out" \
+    "opframe: warning: tuning file $scratch/no-such-tuning.conf (named by OPF_TUNE_FILE_USER) does not exist; ignored"
+check "... once" test "$(echo "$out" | grep -c 'no-such-tuning.conf')" -eq 1
+out=$(OPF_TUNE_FILE_SYSTEM="$scratch/no-such-system.conf" "$info" 2>&1 >/dev/null)
+check "a named system tuning file that does not exist: said" contains "$out" \
+    "tuning file $scratch/no-such-system.conf (named by OPF_TUNE_FILE_SYSTEM) does not exist; ignored"
+out=$(HOME=$scratch/home OPF_TUNE_FILE_USER= "$info" 2>&1 >/dev/null; unset OPF_TUNE_FILE_USER; HOME=$scratch/home "$info" 2>&1 >/dev/null)
+check "the default place missing, or the variable empty: nothing said" lacks "$out" "tuning file"
+out=$(OPF_TUNE_FILE_USER="$scratch" "$info" 2>&1 >/dev/null)
+check "a tuning file that is a directory: said as a tuning file" contains "$out" \
+    "opframe: warning: tuning file $scratch is a directory; ignored"
+check "... not as a parameter file" lacks "$out" "parameter file"
+out=$(OPF_TUNE_FILE_USER=/dev/zero "$info" 2>&1 >/dev/null)
+check "a tuning file that never ends: said as a tuning file" contains "$out" \
+    "opframe: warning: tuning file /dev/zero is larger than 1048576 bytes (not a tuning file?); ignored"
+check "... not as a parameter file" lacks "$out" "parameter file"
 
 # ---- 4. the cuda component's threshold, on the CPU stand-in ----------------------------
 # Where the cuda component is available, opframe_tune times its mixed calls
