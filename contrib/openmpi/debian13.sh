@@ -260,7 +260,7 @@ for f in test-suite.log $bridge_log make.log config.log contrib/openmpi/test_omp
     [ -f "$root$scratch/$f" ] && cp "$root$scratch/$f" "$out/$(echo "$f" | tr / _)"
 done
 if [ -f "$root$scratch/contrib/openmpi/test_ompi_bridge.sh.log" ]; then
-    grep -E '^(PASS|FAIL|SKIP):|Open MPI:' "$root$scratch/contrib/openmpi/test_ompi_bridge.sh.log" | sed 's/^/debian13:   /'
+    grep -E '^(PASS|FAIL|SKIP):|Open MPI:' "$root$scratch/contrib/openmpi/test_ompi_bridge.sh.log" | sed "s/^/$name:   /"
 fi
 [ $rc = 99 ] && rc=1
 # The point of this run is the bridge against Open MPI 5.0: a configure that

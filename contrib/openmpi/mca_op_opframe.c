@@ -373,10 +373,15 @@ static int slot_kernel_type(int slot, size_t *size, const char **name)
     SLOT(REAL2, 2, -1);
     SLOT(REAL4, OMPI_SIZEOF_FORTRAN_REAL4, real_kt(OMPI_SIZEOF_FORTRAN_REAL4));
     SLOT(REAL8, OMPI_SIZEOF_FORTRAN_REAL8, real_kt(OMPI_SIZEOF_FORTRAN_REAL8));
-#if OMPI_HAVE_FORTRAN_REAL16 && OMPI_REAL16_MATCHES_C
-    /* Open MPI computes REAL16 as ompi_fortran_real16_t, which is C's long
-     * double where it "matches C" (x86-64: the 80-bit x87 format; MPI_REAL16
-     * even shares MPI_LONG_DOUBLE's type id there). Serve it only then. */
+#if OMPI_HAVE_FORTRAN_REAL16 && OMPI_REAL16_MATCHES_C && defined(__FLT128_MANT_DIG__)
+    /* Open MPI computes REAL16 as ompi_fortran_real16_t where it "matches
+     * C": C's long double in 4.1 and 5.0 (x86-64: the 80-bit x87 format;
+     * MPI_REAL16 even shares MPI_LONG_DOUBLE's type id there), _Float128 in
+     * 6.0 (gfortran's real(16), IEEE binary128). Served as whichever it is. */
+    SLOT(REAL16, sizeof(ompi_fortran_real16_t),
+         _Generic((ompi_fortran_real16_t)0, long double: OPF_KT_LONG_DOUBLE, _Float128: OPF_KT_FLOAT128,
+                  default: -1));
+#elif OMPI_HAVE_FORTRAN_REAL16 && OMPI_REAL16_MATCHES_C
     SLOT(REAL16, sizeof(long double),
          _Generic((ompi_fortran_real16_t)0, long double: OPF_KT_LONG_DOUBLE, default: -1));
 #else

@@ -38,7 +38,16 @@ static ompi_op_t *const ops[] = {
 };
 
 /* How to make well-formed elements of a slot: element layout as fields. */
-enum field { F_INT, F_BOOL, F_HALF, F_FLOAT, F_DOUBLE, F_LDOUBLE, F_NONE };
+enum field { F_INT, F_BOOL, F_HALF, F_FLOAT, F_DOUBLE, F_LDOUBLE, F_QUAD, F_NONE };
+
+/* Open MPI's REAL16: C's long double in 4.1 and 5.0, _Float128 in 6.0. */
+#if OMPI_HAVE_FORTRAN_REAL16 && defined(__FLT128_MANT_DIG__)
+#define REAL16_FIELD _Generic((ompi_fortran_real16_t)0, _Float128: F_QUAD, default: F_LDOUBLE)
+#define REAL16_BYTES sizeof(ompi_fortran_real16_t)
+#else
+#define REAL16_FIELD F_LDOUBLE
+#define REAL16_BYTES sizeof(long double)
+#endif
 
 /* Open MPI 5.0's half-precision slot, where its C type is _Float16 */
 #if OMPI_MAJOR_VERSION >= 5 && defined(HAVE_OPAL_SHORT_FLOAT_T) && defined(__FLT16_MANT_DIG__)
@@ -83,7 +92,8 @@ static struct layout slot_layout(int s)
         ONE(sz == 4 ? F_FLOAT : F_DOUBLE, sz);
         break;
     }
-    case OMPI_OP_BASE_TYPE_LONG_DOUBLE: case OMPI_OP_BASE_TYPE_REAL16: ONE(F_LDOUBLE, sizeof(long double)); break;
+    case OMPI_OP_BASE_TYPE_LONG_DOUBLE: ONE(F_LDOUBLE, sizeof(long double)); break;
+    case OMPI_OP_BASE_TYPE_REAL16: ONE(REAL16_FIELD, REAL16_BYTES); break;
     case OMPI_OP_BASE_TYPE_C_FLOAT_COMPLEX: TWO(struct { float v; float k; }, F_FLOAT, 4, F_FLOAT, 4); break;
     case OMPI_OP_BASE_TYPE_C_DOUBLE_COMPLEX: TWO(struct { double v; double k; }, F_DOUBLE, 8, F_DOUBLE, 8); break;
     case OMPI_OP_BASE_TYPE_C_LONG_DOUBLE_COMPLEX:
@@ -135,6 +145,9 @@ static void fill(const struct layout *l, unsigned char *p, int n, bool pair_valu
             case F_FLOAT: { float x = j == 1 && pair_values ? (float)(next() % 40) : (float)v; memcpy(q, &x, 4); break; }
             case F_DOUBLE: { double x = j == 1 && pair_values ? (double)(next() % 40) : v; memcpy(q, &x, 8); break; }
             case F_LDOUBLE: { long double x = v; memcpy(q, &x, sizeof(x)); break; }
+#if defined(__FLT128_MANT_DIG__)
+            case F_QUAD: { _Float128 x = v; memcpy(q, &x, sizeof(x)); break; }
+#endif
             default: break;
             }
         }
@@ -151,6 +164,13 @@ static bool same(const struct layout *l, const unsigned char *a, const unsigned 
                 memcpy(&x, a + o, sizeof(x));
                 memcpy(&y, b + o, sizeof(y));
                 if (x != y) return false;
+#if defined(__FLT128_MANT_DIG__)
+            } else if (l->f[j].f == F_QUAD) {
+                _Float128 x, y;
+                memcpy(&x, a + o, sizeof(x));
+                memcpy(&y, b + o, sizeof(y));
+                if (x != y) return false;
+#endif
             } else if (memcmp(a + o, b + o, l->f[j].bytes) != 0) return false;
         }
     return true;
