@@ -1,9 +1,9 @@
 // minmax_blocks.cpp — MAX / MIN on FLOAT and DOUBLE in long buffers with
 // sparse special values (issue 36). The SIMD components compute the bodies
-// of these slots by blocks of registers with one instruction per register
-// and fall back to the exact form only for a block holding a value that
-// instruction gets wrong (avx512: a NaN; avx2: a NaN or a zero): both paths
-// must be taken, which needs blocks with and blocks without specials. The
+// of these slots by blocks of registers with fewer instructions than the
+// exact form and fall back to it only for a block holding a value those
+// get wrong (avx512: a NaN in either input; avx2 MAX: a NaN in in1, its
+// zeros being fixed in the lanes): both paths must be taken, which needs blocks with and blocks without specials. The
 // conformance engine's random data puts a special in nearly every block;
 // here the density of specials (NaN of either sign, quiet or signalling,
 // +-0, +-inf, denormals, +-1) runs from every element to one in 400, the
