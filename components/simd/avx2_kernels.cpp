@@ -17,39 +17,40 @@
 namespace opf::simd {
 namespace {
 
-// ---- MAX / MIN of float and double: data-independent off NaN in `in` ----------
+// ---- MAX / MIN of float and double: one vmaxps / vminps per register off NaN and zeros ----
 // x86 max(x, y) is `x > y ? x : y` (min: <): it returns y where either is
 // NaN or both are zeros. With x = in it is base::OpMax / OpMin exactly
 // unless x is NaN (y comes back) or x and y are zeros of opposite signs.
-// simd.h's exact form takes five instructions per register (MAX), three
-// (MIN). Here, by blocks of 8 registers:
-//   * MAX: vmaxps(x, y) AND (x | 0x7fffffff), which clears the result's sign
+// Two forms of a block of 8 registers, and a call switches from the first to
+// the second for good at the first block the first one flags:
+//   * screened (compute_block): vmaxps / vminps alone, while a product of
+//     two registers of x, one compare (zero or unordered: vcmpeq_uqps
+//     against zero) and an OR collect whether any lane of x is NaN or a zero
+//     (or a product that underflows): two and a half instructions per
+//     register. A flagged block is computed by the steady form and ends the
+//     screening: data with zeros (small integers, sparse data) has them in
+//     most blocks, and screening each one to compute it again took 1.4-1.9x
+//     the time of random data (1.74x MAX FLOAT 4 KiB on a Zen 4).
+//   * steady (compute_block_steady): exact on zeros whatever the data.
+//     MAX: vmaxps(x, y) AND (x | 0x7fffffff), which clears the result's sign
 //     bit where x's is clear. Exact for every x that is not NaN: where x >=
 //     +0 the maximum is >= +0 too, and its sign bit can only be set by the
 //     tie max(+0, -0), which vmaxps answers -0 (or by a NaN y: still a NaN
-//     with its sign cleared); where x's sign bit is set nothing changes. So
-//     the zeros are fixed in their lanes, with no branch. A NaN in x is the
-//     one case left: one unordered compare per two registers of x, OR-ed up,
-//     sends the block to the exact form. Four instructions per register.
-//   * MIN: simd.h's OR of both orders, exact on NaN and zeros alike: three
-//     instructions per register and no branch.
-// Why not a screen for the lanes that matter (a == b with bit patterns that
-// differ, i.e. -0 against +0): finding them exactly takes a compare of x
-// and y and an accumulation per register, as many instructions as fixing
-// them. The former screen, a product of two registers of x compared with
-// zero (two and a half instructions per register), also sent every block
-// holding a zero of x to the exact form: all-zero or small-integer data took
-// 1.4-1.9x the time of random data (1.74x MAX FLOAT 4 KiB on a Zen 4); now
-// the time no longer depends on the data but for NaN in `in`, and random
-// data pays for it: MAX 1.06-1.15x, MIN 1.00-1.06x the former time (1 to 64
-// KiB, a Sapphire Rapids class Xeon: docs/performance.md). Nothing is
-// stored before the check, so out may be either input.
+//     with its sign cleared); where x's sign bit is set nothing changes. A
+//     NaN in x is the one case left: one unordered compare per two registers
+//     of x sends the block to simd.h's exact form. Four instructions per
+//     register. MIN: simd.h's OR of both orders, exact on NaN and zeros
+//     alike: three instructions per register, no branch.
+// So random data keeps the screened speed and data with zeros costs the
+// steady form's (docs/performance.md). Nothing is stored before a block's
+// check, so out may be either input.
 template <bool IsMax, class T> struct ScreenedMinMax {
     using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
     using BaseT = T;
     using Rule = std::conditional_t<IsMax, RMax, RMin>;
     template <std::size_t R> using Reg = Vec<T, R>;
     static constexpr std::size_t block = 8;
+    static constexpr bool screened = true;
     static constexpr bool single = std::is_same_v<T, float>;
     using V = Vec<T, 32>;
     using U = Vec<std::conditional_t<single, uint32_t, uint64_t>, 32>;
@@ -72,8 +73,35 @@ template <bool IsMax, class T> struct ScreenedMinMax {
         return as<V>(_mm256_and_ps(as<__m256>(x86(x, y)), _mm256_or_ps(as<__m256>(x), as<__m256>(magnitude))));
     }
 
-    template <class Isa> [[gnu::always_inline]] static void compute_block(const unsigned char *a, const unsigned char *b,
+    // The screened form; false, having stored nothing, where the block had a
+    // zero or NaN in x (the call continues from it in the steady form).
+    template <class Isa> [[gnu::always_inline]] static bool compute_block(const unsigned char *a, const unsigned char *b,
                                                                           unsigned char *o)
+    {
+        V r[block];
+        __m256 special = _mm256_setzero_ps();
+#pragma GCC unroll 4
+        for (std::size_t j = 0; j < block; j += 2) {
+            V x0 = loadu<V>(a + 32 * j), x1 = loadu<V>(a + 32 * j + 32);
+            const V y0 = loadu<V>(b + 32 * j), y1 = loadu<V>(b + 32 * j + 32);
+            asm("" : "+x"(x0), "+x"(x1));   // in registers: folded into both instructions, they would be loaded twice
+            // x0 * x1 is zero or NaN where x0 or x1 is (or where the product underflows,
+            // or is 0 * inf): one compare for two registers
+            const V p = x0 * x1;
+            r[j] = x86(x0, y0);
+            r[j + 1] = x86(x1, y1);
+            if constexpr (single) special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(p), _mm256_setzero_ps(), _CMP_EQ_UQ));
+            else special = _mm256_or_ps(special, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(p), _mm256_setzero_pd(), _CMP_EQ_UQ)));
+        }
+        if (__builtin_expect(!_mm256_testz_ps(special, special), 0)) return false;   // (vtestps: the sign bits, all ones where set)
+#pragma GCC unroll 8
+        for (std::size_t j = 0; j < block; ++j) storeu(o + 32 * j, r[j]);
+        return true;
+    }
+
+    // The steady form: exact on zeros, whatever the data.
+    template <class Isa> [[gnu::always_inline]] static void compute_block_steady(const unsigned char *a,
+                                                                                 const unsigned char *b, unsigned char *o)
     {
         V r[block];
         if constexpr (!IsMax) {
