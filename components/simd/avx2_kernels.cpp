@@ -19,33 +19,65 @@ namespace {
 
 // ---- MAX / MIN of float and double: one vmaxps / vminps per register off NaN and zeros ----
 // x86 max(x, y) is `x > y ? x : y` (min: <): it returns y where either is
-// NaN or both are zeros, so with x = in it is base::OpMax / OpMin exactly
+// NaN or both are zeros. With x = in it is base::OpMax / OpMin exactly
 // unless x is NaN (y comes back) or x and y are zeros of opposite signs.
-// simd.h's exact form takes five instructions per register; here a block of
-// `block` registers is computed with vmaxps / vminps alone while a product
-// of two registers of x, one compare (zero or unordered: vcmpeq_uqps
-// against zero) and an OR collect whether any lane of x is NaN or a zero;
-// only then is the block computed again by the exact form (zeros in the
-// data, or products that underflow, cost the block that time, not a wrong
-// result). Nothing is stored before the check, so out may be either input.
-// Two and a half instructions per register. (Storing each register at once
-// and computing a flagged block again from in1 and what was stored, exact
-// where out is not in1, was no faster in the component: 2-buffer 16 KiB
-// 244-247 ns either way on Emerald Rapids.)
+// Two forms of a block of 8 registers, and a call switches from the first to
+// the second for good at the first block the first one flags:
+//   * screened (compute_block): vmaxps / vminps alone, while a product of
+//     two registers of x, one compare (zero or unordered: vcmpeq_uqps
+//     against zero) and an OR collect whether any lane of x is NaN or a zero
+//     (or a product that underflows): two and a half instructions per
+//     register. A flagged block is computed by the steady form and ends the
+//     screening: data with zeros (small integers, sparse data) has them in
+//     most blocks, and screening each one to compute it again took 1.4-1.9x
+//     the time of random data (1.74x MAX FLOAT 4 KiB on a Zen 4).
+//   * steady (compute_block_steady): exact on zeros whatever the data.
+//     MAX: vmaxps(x, y) AND (x | 0x7fffffff), which clears the result's sign
+//     bit where x's is clear. Exact for every x that is not NaN: where x >=
+//     +0 the maximum is >= +0 too, and its sign bit can only be set by the
+//     tie max(+0, -0), which vmaxps answers -0 (or by a NaN y: still a NaN
+//     with its sign cleared); where x's sign bit is set nothing changes. A
+//     NaN in x is the one case left: one unordered compare per two registers
+//     of x sends the block to simd.h's exact form. Four instructions per
+//     register. MIN: simd.h's OR of both orders, exact on NaN and zeros
+//     alike: three instructions per register, no branch.
+// So random data keeps the screened speed and data with zeros costs the
+// steady form's (docs/performance.md). Nothing is stored before a block's
+// check, so out may be either input.
 template <bool IsMax, class T> struct ScreenedMinMax {
     using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
     using BaseT = T;
     using Rule = std::conditional_t<IsMax, RMax, RMin>;
     template <std::size_t R> using Reg = Vec<T, R>;
     static constexpr std::size_t block = 8;
+    static constexpr bool screened = true;
     static constexpr bool single = std::is_same_v<T, float>;
+    using V = Vec<T, 32>;
+    using U = Vec<std::conditional_t<single, uint32_t, uint64_t>, 32>;
 
-    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b) { return Rule::apply(a, b); }
+    template <class Isa, class W> [[gnu::always_inline]] static W compute(W a, W b) { return Rule::apply(a, b); }
 
-    template <class Isa> [[gnu::always_inline]] static void compute_block(const unsigned char *a, const unsigned char *b,
+    // x86 max(x, y) / min(x, y): y where either is NaN or both are zeros.
+    [[gnu::always_inline]] static V x86(V x, V y)
+    {
+        if constexpr (single)
+            return as<V>(IsMax ? _mm256_max_ps(as<__m256>(x), as<__m256>(y)) : _mm256_min_ps(as<__m256>(x), as<__m256>(y)));
+        else
+            return as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x), as<__m256d>(y)) : _mm256_min_pd(as<__m256d>(x), as<__m256d>(y)));
+    }
+    // MAX, exact unless x is NaN: the sign bit cleared where x's is clear.
+    // (vandps / vorps: kept in the floating-point domain, no bypass delay)
+    [[gnu::always_inline]] static V max_unless_nan(V x, V y)
+    {
+        constexpr U magnitude = U{} + (std::numeric_limits<lane_t<U>>::max() >> 1);
+        return as<V>(_mm256_and_ps(as<__m256>(x86(x, y)), _mm256_or_ps(as<__m256>(x), as<__m256>(magnitude))));
+    }
+
+    // The screened form; false, having stored nothing, where the block had a
+    // zero or NaN in x (the call continues from it in the steady form).
+    template <class Isa> [[gnu::always_inline]] static bool compute_block(const unsigned char *a, const unsigned char *b,
                                                                           unsigned char *o)
     {
-        using V = Vec<T, 32>;
         V r[block];
         __m256 special = _mm256_setzero_ps();
 #pragma GCC unroll 4
@@ -54,24 +86,50 @@ template <bool IsMax, class T> struct ScreenedMinMax {
             const V y0 = loadu<V>(b + 32 * j), y1 = loadu<V>(b + 32 * j + 32);
             asm("" : "+x"(x0), "+x"(x1));   // in registers: folded into both instructions, they would be loaded twice
             // x0 * x1 is zero or NaN where x0 or x1 is (or where the product underflows,
-            // or is 0 * inf: the block is then only computed again): one compare for two registers
+            // or is 0 * inf): one compare for two registers
             const V p = x0 * x1;
-            if constexpr (single) {
-                r[j] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x0), as<__m256>(y0)) : _mm256_min_ps(as<__m256>(x0), as<__m256>(y0)));
-                r[j + 1] = as<V>(IsMax ? _mm256_max_ps(as<__m256>(x1), as<__m256>(y1)) : _mm256_min_ps(as<__m256>(x1), as<__m256>(y1)));
-                special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(p), _mm256_setzero_ps(), _CMP_EQ_UQ));
-            } else {
-                r[j] = as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x0), as<__m256d>(y0)) : _mm256_min_pd(as<__m256d>(x0), as<__m256d>(y0)));
-                r[j + 1] = as<V>(IsMax ? _mm256_max_pd(as<__m256d>(x1), as<__m256d>(y1)) : _mm256_min_pd(as<__m256d>(x1), as<__m256d>(y1)));
-                special = _mm256_or_ps(special, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(p), _mm256_setzero_pd(), _CMP_EQ_UQ)));
-            }
+            r[j] = x86(x0, y0);
+            r[j + 1] = x86(x1, y1);
+            if constexpr (single) special = _mm256_or_ps(special, _mm256_cmp_ps(as<__m256>(p), _mm256_setzero_ps(), _CMP_EQ_UQ));
+            else special = _mm256_or_ps(special, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(p), _mm256_setzero_pd(), _CMP_EQ_UQ)));
         }
-        if (__builtin_expect(!_mm256_testz_ps(special, special), 0)) {   // (vtestps: the sign bits, all ones where set)
-            // (the inputs loaded again: kept from the loop above, they would take
-            // registers the block does not have and be spilled on every block)
-            asm volatile("" ::: "memory");
+        if (__builtin_expect(!_mm256_testz_ps(special, special), 0)) return false;   // (vtestps: the sign bits, all ones where set)
 #pragma GCC unroll 8
-            for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 32 * j), loadu<V>(b + 32 * j));
+        for (std::size_t j = 0; j < block; ++j) storeu(o + 32 * j, r[j]);
+        return true;
+    }
+
+    // The steady form: exact on zeros, whatever the data.
+    template <class Isa> [[gnu::always_inline]] static void compute_block_steady(const unsigned char *a,
+                                                                                 const unsigned char *b, unsigned char *o)
+    {
+        V r[block];
+        if constexpr (!IsMax) {
+#pragma GCC unroll 8
+            for (std::size_t j = 0; j < block; ++j) {
+                V x = loadu<V>(a + 32 * j), y = loadu<V>(b + 32 * j);
+                asm("" : "+x"(x), "+x"(y));   // in registers: folded into both instructions, they would be loaded twice
+                r[j] = as<V>(_mm256_or_ps(as<__m256>(x86(x, y)), as<__m256>(x86(y, x))));
+            }
+        } else {
+            __m256 nan = _mm256_setzero_ps();
+#pragma GCC unroll 4
+            for (std::size_t j = 0; j < block; j += 2) {
+                V x0 = loadu<V>(a + 32 * j), x1 = loadu<V>(a + 32 * j + 32);
+                const V y0 = loadu<V>(b + 32 * j), y1 = loadu<V>(b + 32 * j + 32);
+                asm("" : "+x"(x0), "+x"(x1));   // in registers: folded into several instructions, they would be loaded again
+                r[j] = max_unless_nan(x0, y0);
+                r[j + 1] = max_unless_nan(x1, y1);
+                if constexpr (single) nan = _mm256_or_ps(nan, _mm256_cmp_ps(as<__m256>(x0), as<__m256>(x1), _CMP_UNORD_Q));
+                else nan = _mm256_or_ps(nan, _mm256_castpd_ps(_mm256_cmp_pd(as<__m256d>(x0), as<__m256d>(x1), _CMP_UNORD_Q)));
+            }
+            if (__builtin_expect(!_mm256_testz_ps(nan, nan), 0)) {   // (vtestps: the sign bits, all ones where set)
+                // (the inputs loaded again: kept from the loop above, they would take
+                // registers the block does not have and be spilled on every block)
+                asm volatile("" ::: "memory");
+#pragma GCC unroll 8
+                for (std::size_t j = 0; j < block; ++j) r[j] = Rule::apply(loadu<V>(a + 32 * j), loadu<V>(b + 32 * j));
+            }
         }
 #pragma GCC unroll 8
         for (std::size_t j = 0; j < block; ++j) storeu(o + 32 * j, r[j]);

@@ -15,6 +15,10 @@
 // every buffer by N bytes from a 64-byte boundary (malloc gives 16). The
 // buffers sit 1 KiB apart modulo 4 KiB (no 4K aliasing between them).
 //
+// --minmax [--sizes 1K,4K,64K]: MAX / MIN FLOAT and DOUBLE, avx2 and avx512,
+// 2- and 3-buffer, on five kinds of data against a same-run memcpy
+// (minmax_bench below says which).
+//
 // --pairs [--buffers 2|3] [--sizes 16K,256K] [--samples N]: MAXLOC / MINLOC
 // on every pair type a SIMD component offers, against a same-run roofline and
 // (built with mpicxx -DBENCH_OMPI) Open MPI's MPI_Reduce_local, on four kinds
@@ -452,18 +456,140 @@ int pairs_bench(const std::vector<std::size_t> &sizes, int buffers, int samples)
 
 } // namespace
 
+// ---- --minmax: MAX / MIN FLOAT and DOUBLE on five kinds of data ------------
+// The avx2 kernels once sent every block holding a zero to their exact form,
+// so these slots' time depended on the data. Kinds (in = in1, inout = in2):
+//   random  uniform in +-1000
+//   int     integers -3..3 (zeros of one sign, on either side or both, common)
+//   zeros   all +0 on both sides
+//   sparse  random, one element in 1,000 NaN, one in 1,000 a zero of either sign
+//   pm0     adversarial: in +0 and inout -0 (MAX), in -0 and inout +0 (MIN),
+//           the order x86's vmaxps / vminps answer wrongly
+// Per size (bytes per buffer), a same-run memcpy of that size is the
+// reference. 2-buffer calls reduce into the same inout over and over (it holds
+// the previous result, a fixed point: the specials of `in` stay, those of
+// inout become the result's); up to 16 input sets are cycled (256 KiB in
+// all), so that the branches on sparse specials cannot be learnt. Medians
+// of 15 batches of about 2 ms, providers taking turns batch by batch.
+constexpr int n_mm_kinds = 5;
+const char *const mm_kind_names[n_mm_kinds] = {"random", "int", "zeros", "sparse", "pm0"};
+
+template <class T> void fill_minmax(T *p, std::size_t n, int kind, bool in, bool is_max, std::mt19937_64 &rng)
+{
+    std::uniform_real_distribution<double> real(-1000.0, 1000.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        switch (kind) {
+        case 0: p[i] = T(real(rng)); break;
+        case 1: p[i] = T(int(rng() % 7) - 3); break;
+        case 2: p[i] = T(0); break;
+        case 3: {
+            const uint64_t r = rng() % 1000;
+            p[i] = r == 0 ? std::numeric_limits<T>::quiet_NaN() : r == 1 ? (rng() & 1 ? T(0) : -T(0)) : T(real(rng));
+            break;
+        }
+        default: p[i] = (in == is_max) ? T(0) : -T(0);
+        }
+    }
+}
+
+int minmax_bench(const std::vector<std::size_t> &sizes)
+{
+    const char *const mm_providers[] = {"avx2", "avx512"};
+    opf_hw_info_t hw;
+    opf_hw_describe(&hw);
+    std::printf("# %s; ns per call, median; memcpy: same size, same run\n", hw.cpu_model);
+    std::printf("%-8s %-4s %-6s %4s %5s %8s", "provider", "op", "type", "bufs", "bytes", "memcpy");
+    for (const char *k : mm_kind_names) std::printf(" %8s", k);
+    std::printf("   int/random zeros/random pm0/random\n");
+    std::mt19937_64 rng(7);
+    for (std::size_t bytes : sizes) {
+        const int sets = int(std::clamp<std::size_t>((256u << 10) / bytes, 1, 16));
+        const std::size_t stride = (bytes + 4095) / 4096 * 4096 + 4096;
+        auto *arena = static_cast<unsigned char *>(std::aligned_alloc(4096, (2 * sets + 1) * stride + 4096));
+        std::vector<unsigned char *> a(sets), b(sets);
+        for (int k = 0; k < sets; ++k) a[k] = arena + 2 * k * stride, b[k] = arena + (2 * k + 1) * stride + 1024;
+        unsigned char *o = arena + 2 * sets * stride + 2048;
+        // memcpy of `bytes`, same layout
+        std::vector<double> mc;
+        for (int k = 0; k < sets; ++k) std::memset(a[k], 1, bytes);
+        long calls = 1;
+        {
+            const double t0 = now_ns();
+            std::memcpy(o, a[0], bytes);
+            calls = std::max<long>(1, long(2e6 / std::max(now_ns() - t0, 20.0)));
+        }
+        for (int r = 0; r < 15; ++r) {
+            const double t0 = now_ns();
+            for (long c = 0; c < calls; ++c) {
+                std::memcpy(o, a[c % sets], bytes);
+                asm volatile("" ::: "memory");
+            }
+            mc.push_back((now_ns() - t0) / double(calls));
+        }
+        std::sort(mc.begin(), mc.end());
+        const double memcpy_ns = mc[mc.size() / 2];
+        for (const char *prov : mm_providers)
+            for (int op : {OPF_OPID_MAX, OPF_OPID_MIN})
+                for (int kt : {OPF_KT_FLOAT, OPF_KT_DOUBLE})
+                    for (int bufs : {2, 3}) {
+                        const std::size_t ext = std::size_t(opf_kernel_type_extent(kt));
+                        const opf_count_t n = opf_count_t(bytes / ext);
+                        opf_kernel2_fn *f2 = nullptr;
+                        opf_kernel3_fn *f3 = nullptr;
+                        if (opf_slot_kernels(op, kt, prov, n, &f2, &f3) != OPF_SUCCESS || !f2 || !f3) continue;
+                        const bool is_max = op == OPF_OPID_MAX;
+                        double t[n_mm_kinds];
+                        for (int kind = 0; kind < n_mm_kinds; ++kind) {
+                            for (int k = 0; k < sets; ++k) {
+                                if (kt == OPF_KT_FLOAT) {
+                                    fill_minmax(reinterpret_cast<float *>(a[k]), n, kind, true, is_max, rng);
+                                    fill_minmax(reinterpret_cast<float *>(b[k]), n, kind, false, is_max, rng);
+                                } else {
+                                    fill_minmax(reinterpret_cast<double *>(a[k]), n, kind, true, is_max, rng);
+                                    fill_minmax(reinterpret_cast<double *>(b[k]), n, kind, false, is_max, rng);
+                                }
+                            }
+                            const auto call = [&](long c) {
+                                if (bufs == 3) f3(a[c % sets], b[c % sets], o, n);
+                                else f2(a[c % sets], b[c % sets], n);
+                            };
+                            call(0);
+                            const double t0 = now_ns();
+                            call(1);
+                            const long nc = std::max<long>(1, long(2e6 / std::max(now_ns() - t0, 20.0)));
+                            std::vector<double> per;
+                            for (int r = 0; r < 15; ++r) {
+                                const double t1 = now_ns();
+                                for (long c = 0; c < nc; ++c) call(c);
+                                per.push_back((now_ns() - t1) / double(nc));
+                            }
+                            std::sort(per.begin(), per.end());
+                            t[kind] = per[per.size() / 2];
+                        }
+                        std::printf("%-8s %-4s %-6s %4d %5zuK %8.1f", prov, is_max ? "MAX" : "MIN",
+                                    kt == OPF_KT_FLOAT ? "FLOAT" : "DOUBLE", bufs, bytes >> 10, memcpy_ns);
+                        for (double v : t) std::printf(" %8.1f", v);
+                        std::printf("   %10.2f %11.2f %10.2f\n", t[1] / t[0], t[2] / t[0], t[4] / t[0]);
+                        std::fflush(stdout);
+                    }
+        std::free(arena);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     std::vector<Slot> slots;
     std::vector<std::size_t> sizes = {1u << 10, 64u << 10, 1u << 20, 64u << 20};
     std::size_t misalign = 0;
-    bool all = false, fresh = false, pairs = false, sizes_given = false;
+    bool all = false, fresh = false, pairs = false, minmax = false, sizes_given = false;
     int max_sets = 16, buffers = 2, samples = 301;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--all") all = true;
         else if (arg == "--fresh") fresh = true;
         else if (arg == "--pairs") pairs = true;
+        else if (arg == "--minmax") minmax = true;
         else if (arg == "--buffers" && i + 1 < argc) buffers = std::atoi(argv[++i]) == 3 ? 3 : 2;
         else if (arg == "--samples" && i + 1 < argc) samples = std::max(1, std::atoi(argv[++i]));
         else if (arg == "--sets" && i + 1 < argc) max_sets = std::atoi(argv[++i]), fresh = true;
@@ -489,6 +615,11 @@ int main(int argc, char **argv)
         }
     }
     if (opf_init() != OPF_SUCCESS) return 2;
+    if (minmax) {
+        const int rc = minmax_bench(sizes_given ? sizes : std::vector<std::size_t>{1u << 10, 4u << 10, 64u << 10});
+        opf_finalize();
+        return rc;
+    }
     if (pairs) {
 #ifdef BENCH_OMPI
         MPI_Init(&argc, &argv);
