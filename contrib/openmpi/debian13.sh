@@ -239,7 +239,7 @@ if [ $riscv64 = 1 ]; then   # contrib/riscv64/check.sh, its build in the scratch
     exit 1
 fi
 say "$(in_root sh -c 'ompi_info --version | head -1; g++ --version | head -1;
-    dpkg-query -W -f="PMIx \${Version}; hwloc " libpmix-dev; dpkg-query -W -f="\${Version}\n" libhwloc-dev;
+    dpkg-query -W -f="PMIx \${Version}; hwloc " libpmix-dev; dpkg-query -W -f="\${Version}\n" libhwloc-dev | head -1;
     . /etc/os-release; echo $PRETTY_NAME' | tr '\n' ';')"
 t0=$(date +%s)
 rc=0
