@@ -1,5 +1,5 @@
 // semantics.h — the scalar definition of every predefined op: the one place
-// where each rule of DESIGN.md's "Semantics, decided once" is written.
+// where each rule of docs/design.md's "Semantics" is written.
 // Every kernel (base, SIMD, device) must reproduce these results bit for bit;
 // the cuda component's device code calls these functors themselves (OPF_HD).
 //
@@ -113,8 +113,8 @@ template <class T> OPF_HD inline T max_value(T a, T b)
 //     finite or NaN, so in float only overflow reaches it).
 // Not saturated: a saturated sum (448 or 57344) would be a wrong finite value
 // that nothing downstream can tell from a real one; NaN / inf, as for float16,
-// keep an overflow visible (DESIGN.md: Open MPI's saturating SIMD sums are a
-// pain we avoid). This is PyTorch's conversion (float -> float8_e4m3fn /
+// keep an overflow visible (Open MPI's saturating SIMD sums are what users
+// of MPI reductions complain of). This is PyTorch's conversion (float -> float8_e4m3fn /
 // float8_e5m2, round to nearest even, not saturating) and the OCP OFP8 spec's
 // non-saturating mode, so a result equals (a.float() op b.float()).to(fp8) in
 // PyTorch. NCCL differs: its fp8 reductions convert with CUDA's __NV_SATFINITE

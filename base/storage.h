@@ -37,7 +37,7 @@
 namespace opf::base {
 
 // IEEE binary16 and bfloat16 are stored as raw bits; arithmetic is done in
-// float (DESIGN.md: computed in float, rounded once).
+// float and rounded once (docs/design.md, Semantics).
 struct Half { uint16_t bits; };
 struct BFloat16 { uint16_t bits; };
 

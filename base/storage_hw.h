@@ -3,7 +3,7 @@
 // cuda_fp8.h), giving storage.h's
 // bits: storage.h calls these in nvcc's device pass, where its branchy
 // software path bounded the narrow types' kernels at a quarter to half of
-// memory speed (issue 33).
+// memory speed on an H200.
 //
 // The instructions round to nearest even, keep subnormals and signed zeros,
 // as storage.h does; where their rule differs it is fixed up here:

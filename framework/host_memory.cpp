@@ -59,7 +59,7 @@ int program_segments(dl_phdr_info *info, size_t, void *data)
     return 1;   // the program only
 }
 
-// ---- remembered mappings (issue 33) ----------------------------------------------
+// ---- remembered mappings --------------------------------------------------------
 // Writers hold `writer`; readers (opframe.h's opf_in_remembered_) take none.
 std::mutex writer;
 constexpr int kSightings = 8;

@@ -3,8 +3,9 @@
 // brk heap, the main thread's stack and the calling thread's stack. Device
 // and managed memory are mapped by their drivers with mmap, never there, so
 // a buffer there needs no claim hook (and no driver call behind one): the
-// claim path asks the hooks only about the other buffers (issue 33: a host
-// reduction with the cuda component loaded cost 5-50x the same call without).
+// claim path asks the hooks only about the other buffers (asking about every
+// buffer made a host reduction with the cuda component loaded cost 5-50x the
+// same call without it).
 //
 // Every range is exact for as long as it is in use: the program's image is
 // never unmapped; the heap is [its start, the current break) at the moment

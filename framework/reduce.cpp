@@ -137,7 +137,7 @@ const DeviceSlot &device_slot(int op_id, int mem, int kernel_type)
 }
 
 // The memory kind of each of a call's buffers, each kind's hooks asked once
-// for the whole call where the kind has a per-call claim (issue 21: the cuda
+// for the whole call where the kind has a per-call claim (the cuda
 // component's driver question is then one per call, not one per buffer).
 class BufferKinds {
 public:
@@ -392,22 +392,22 @@ namespace {
 // framework/host_memory.h: the program's image, the main thread's stack, the
 // brk heap); for the others the entry points ask the hooks
 // (reduce*_off_row): a host call then costs the hooks' answers, not the
-// general path (issue 13's defect 7: host-only users of a build with the
-// cuda component; issue 33: most host buffers ask nothing at all).
+// general path (host-only users of a build with the cuda component pay
+// nothing for it; most host buffers ask nothing at all).
 // The rows and the window are opframe.h's opf_call_row2_v3_ /
 // opf_call_row3_v3_ and opf_host_ranges_v3_: the header's inline calls read
 // the same tables (through opf_call_rows2_v3_, opf_call_rows3_v3_) and the
 // window a row points to before the entry points do. A row per call form, each
-// with its own limit and three size tiers (issue 36: a tuned machine's base,
-// AVX2 and AVX-512 tiers all take the short path; with one limit and two
-// tiers for both forms, every count from the second tier on left it).
+// with its own limit and three size tiers (a tuned machine's base, AVX2 and
+// AVX-512 tiers all take the short path; with one limit and two tiers for
+// both forms, every count from the second tier on left it).
 using CallRow2 = opf_call_row2_v3_;
 using CallRow3 = opf_call_row3_v3_;
 static_assert(sizeof(CallRow2) == 64 && sizeof(CallRow3) == 64, "a row is one cache line");
 constexpr int kRowTiers = 3;
 // [op id - 1][type id], rows of a power-of-two count: the index is two shifts
 constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
-// Type ids from kRowsPerOp on (the MX block formats, issue 35) have no row:
+// Type ids from kRowsPerOp on (the MX block formats) have no row:
 // opframe.h's index bound sends them to the entry point, where a block's
 // work dwarfs the call.
 constexpr int kRowTypes = std::min(int(OPF_TYPEID_COUNT_), int(kRowsPerOp));

@@ -1,5 +1,5 @@
 // opencl_databytes.cpp — the opencl component writes data bytes only
-// (component.h, DESIGN.md "Data bytes only"): not a pair's padding, not a
+// (component.h; docs/design.md, Data bytes only): not a pair's padding, not a
 // long double's, and nothing past the last element's data (MPI's true end).
 //
 // Every operand is a guarded buffer: elements at their extent, random data in

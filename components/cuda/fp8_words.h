@@ -3,8 +3,8 @@
 // of two through binary16 pairs (half2), SUM rounded once and the mean of
 // other counts in float with the conversions two codes at a time (InFloat),
 // instead of storage.h's element-by-element widening to float and rounding
-// back (issue 33: fp8 kernels at 0.67-0.72 of copy speed on an H200, bound by
-// the instructions per element, not by memory).
+// back (which left fp8 kernels at 0.67-0.72 of copy speed on an H200, bound
+// by the instructions per element, not by memory).
 //
 // Every rule gives base/semantics.h's bits (any NaN matching any NaN):
 //   MAX / MIN: the result is one of the operands, so in_float's widening,

@@ -137,11 +137,11 @@ namespace base = opf::base;
 int64_t priority = 60;
 int64_t device_param = -1;
 int64_t block_size = 256;
-// A thread per work item by default: on an NVIDIA H200 (issue 33) the
+// A thread per work item by default: on an NVIDIA H200 the
 // 2-buffer calls went from 0.94-0.95 to 0.96-0.98 of copy speed at 256 MiB,
 // the 3-buffer ones from 0.97 to 1.00-1.02, against a grid of resident blocks.
 int64_t max_blocks_param = int64_t(1) << 30;
-// Measured on an NVIDIA H200 (issue 33, cuda_bench section 3, float SUM, host
+// Measured on an NVIDIA H200 (cuda_bench section 3, float SUM, host
 // in, device inout): staging faster at every count from 1 in two of three
 // runs (13.9 vs 14.8 us at 1, 16.4 vs 23.5 at 4096), and in the third at
 // every count but 16 and 64: the host path stays for what cannot be staged.
@@ -361,7 +361,7 @@ bool no_kernel_image(cudaError_t e)
 // The probe and the pool belong to the device's primary context: after the
 // application reset the device (cudaDeviceReset, cuDevicePrimaryCtxReset,
 // e.g. to recover from a sticky fault) its primary context is a new one, and
-// both are made again there (issue 21): the old pool is gone with the old
+// both are made again there: the old pool is gone with the old
 // context, and every staged call would otherwise take the host path for good.
 int use_device(int dev, Device *&out)
 {
@@ -458,8 +458,8 @@ enum class Where { Host, Pinned, Device, Managed, Unknown };
 // kernel's list of this process's mappings): memory host code can use,
 // whatever the driver would say, for the driver maps device memory
 // inaccessible or from its device files. Asked only where the driver's
-// pointer query failed (issue 21: a failing query on plain host memory
-// refused every host reduction on it), so its cost (a read of
+// pointer query failed (a failing query on plain host memory once refused
+// every host reduction on it), so its cost (a read of
 // /proc/self/maps) is the failure path's alone.
 bool plain_host_mapping(const void *p)
 {
@@ -513,9 +513,8 @@ int memory_kind = -1;   // "cuda", registered at init_query
 // call then fails with the reason (require_devices) instead of crashing in
 // host code.
 // The framework asks once per call with the buffers it cannot place itself:
-// never the program's image, the brk heap or a stack (component.h; issue 21
-// had this component test the heap and the stack, issue 33 moved that into
-// the framework and its inline calls). The driver's state is then asked at
+// never the program's image, the brk heap or a stack (component.h: the
+// framework and its inline calls place those themselves). The driver's state is then asked at
 // most once per call; once the driver is initialised, each buffer costs one
 // pointer query. The framework remembers the mappings of buffers claimed
 // by none while the driver maps nothing (host_mappings.h counts its calls)

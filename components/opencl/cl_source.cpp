@@ -1,6 +1,6 @@
 // cl_source.cpp — the OpenCL C generator (see cl_source.h).
 //
-// Exactness rules (DESIGN.md "Semantics, decided once"), and how the device
+// Exactness rules (docs/design.md, Semantics), and how the device
 // code keeps them:
 //   * no contraction: `#pragma OPENCL FP_CONTRACT OFF` (OpenCL C's default is
 //     ON), and the build never passes -cl-fast-relaxed-math, -cl-mad-enable,
