@@ -264,9 +264,12 @@ void fenced(const char *prov, const Slot &s, opf_kernel2_fn *f2, opf_kernel3_fn 
 int main(int argc, char **argv)
 {
     // --types A,B,...: only the slots of these kernel types
-    std::string types;
-    for (int i = 1; i < argc; ++i)
+    // --providers A,B,...: only these components
+    std::string types, only;
+    for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--types") == 0 && i + 1 < argc) types = argv[++i];
+        if (std::strcmp(argv[i], "--providers") == 0 && i + 1 < argc) only = argv[++i];
+    }
     signal(SIGSEGV, on_fault);
     signal(SIGBUS, on_fault);
     if (opf_init() != OPF_SUCCESS) {
@@ -286,7 +289,9 @@ int main(int argc, char **argv)
     std::vector<std::string> providers;
     for (int i = 0; i < opf_component_count(); ++i) {
         opf_component_info_t c;
-        if (opf_component_describe(i, &c) == OPF_SUCCESS && c.available) providers.push_back(c.name);
+        if (opf_component_describe(i, &c) == OPF_SUCCESS && c.available &&
+            (only.empty() || ("," + only + ",").find("," + std::string(c.name) + ",") != std::string::npos))
+            providers.push_back(c.name);
     }
     const std::size_t region = kGuard + kOffsets + kMaxLen * 40 + kGuard;
     Arenas ar(5 * region);
