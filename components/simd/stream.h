@@ -83,7 +83,7 @@ void kernel3(const void *in1, const void *in2, void *out, opf_count_t n)
               static_cast<unsigned char *>(out), n);
 }
 
-// n-ary (issue 26): out = in[0] op ... op in[k-1] as the plain n-ary kernel
+// n-ary: out = in[0] op ... op in[k-1] as the plain n-ary kernel
 // computes it, the k inputs' registers folded before each non-temporal
 // store; head and tail on the plain n-ary kernel. A k-input call that misses
 // the cache then moves k + 1 lines per output line, against 3 (k - 1) for

@@ -10,7 +10,7 @@
 // of the last-level cache hwloc reports (one instance of L3, else L2). A
 // call whose three buffers fill most of that cache keeps little of its output
 // there for the next use, so reading it for ownership first is wasted
-// traffic. Measured on the AMD EPYC VM of issue 15 (32 MiB L3): streaming
+// traffic. Measured on a 2-vCPU AMD EPYC VM (AVX2, 32 MiB L3): streaming
 // loses at 1-2 MiB, is even at 4 MiB and wins from 8 MiB on (1.4-2x a plain
 // vectorised loop, 3-buffer SUM FLOAT; test/bench_big.cpp).
 #pragma once
