@@ -1315,9 +1315,7 @@ __attribute__((visibility("default"))) ompi_op_base_component_1_0_0_t mca_op_opf
         .mca_close_component = component_close,
         .mca_register_component_params = component_register,
     },
-    .opc_data = {
-        MCA_BASE_METADATA_PARAM_CHECKPOINT
-    },
+    .opc_data = {.param_field = MCA_BASE_METADATA_PARAM_CHECKPOINT},
     .opc_init_query = component_init_query,
     .opc_op_query = component_op_query,
 };
