@@ -116,8 +116,19 @@ public:
     std::size_t damaged_bytes() const;
 
 private:
-    unsigned char expected(std::size_t image_offset) const;
+    // The guard pattern of a non-data byte: varies with the position (a
+    // shifted copy of the buffer onto itself is no match) and with the buffer
+    // (nor is a copy of another operand's padding). Inline: it runs once per
+    // padding byte of every element, megabytes at the long lengths.
+    unsigned char expected(std::size_t i) const
+    {
+        return static_cast<unsigned char>(0xa5 ^ (i * 29) ^ (i >> 8) ^ salt_);
+    }
     std::size_t next_damaged(std::size_t from) const;
+    // Image bytes [from, to) set to, or compared with, their guard pattern
+    // (the first that differs, or `to`).
+    void fill_guards(std::size_t from, std::size_t to);
+    std::size_t first_bad_guard(std::size_t from, std::size_t to) const;
     const ElementLayout &layout_;
     std::size_t n_;
     std::vector<std::size_t> padding_;   // the byte offsets in an element that are no data
