@@ -295,6 +295,22 @@ struct CallBuffer {
     const std::vector<unsigned char>* source;
 };
 
+// The problems of one checked call. A failed check is one FAIL line, headed
+// by its first problem; any other problem of the same call follows on the
+// lines below it. So a summary's count of failures is its count of FAIL lines.
+class Findings {
+public:
+    Findings(Harness& h, const CallInfo& info) : h_(h), info_(info) {}
+    // Notes a problem; true if its details are to be printed.
+    bool add(const char* what);
+    bool failed() const { return failed_; }
+
+private:
+    Harness& h_;
+    const CallInfo& info_;
+    bool failed_ = false, shown_ = false;
+};
+
 // After the call: guards and padding of every buffer, every source that is
 // not the result unchanged (data bytes only), the result against the
 // reference element by element.
@@ -302,11 +318,10 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
             GuardedBuffer* result)
 {
     const ElementKind& K = *d.kind;
-    bool ok = true;
+    Findings found(h, info);
     for (const CallBuffer& b : bufs) {
         if (auto dmg = b.buf->damage()) {
-            ok = false;
-            if (h.report.begin(info, "guard bytes overwritten"))
+            if (found.add("guard bytes overwritten"))
                 std::printf("  buffer %s: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n",
                             b.name.c_str(), dmg->where.c_str(), b.buf->damaged_bytes(), b.buf->bytes());
         }
@@ -321,8 +336,7 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
             for (const ElementLayout::Field& f : K.layout->fields)
                 same_bytes &= std::memcmp(was + f.offset, now + f.offset, f.size) == 0;
             if (!same_bytes) {
-                ok = false;
-                if (h.report.begin(info, "input modified"))
+                if (found.add("input modified"))
                     std::printf("  buffer %s: element %zu was %s, now %s\n", b.name.c_str(), i, K.show(was).c_str(),
                                 K.show(now).c_str());
                 break;
@@ -336,29 +350,42 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
     // Bit-identical results need no element-wise compare (any NaN matches any NaN is for the rest).
     const size_t bytes = d.n * K.size;
     if (K.layout->dense() && (!bytes || std::memcmp(result->data(), d.expect.data(), bytes) == 0))
-        return ok;
+        return !found.failed();
     size_t bad = 0;
+    bool shown = false;
     for (size_t i = 0; i < d.n; ++i) {
         const unsigned char* got = result->data() + i * K.size;
         if (K.same(d.at(d.expect, i), got))
             continue;
-        ok = false;
-        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
-            std::printf("  index    %zu\n", i);
-            for (size_t j = 0; j < k && j < 8; ++j)
-                if (k == 2)
-                    std::printf("  %-8s %s\n", j ? "right" : "left", K.show(d.at(d.srcs[j], i)).c_str());
-                else
-                    std::printf("  srcs %-3zu %s\n", j, K.show(d.at(d.srcs[j], i)).c_str());
-            if (k > 8)
-                std::printf("  ...      (%zu sources)\n", k);
-            std::printf("  expected %s\n", K.show(d.at(d.expect, i)).c_str());
-            std::printf("  got      %s\n", K.show(got).c_str());
-        }
+        if (bad++ == 0)
+            shown = found.add("wrong result");
+        if (bad > 2 || !shown)
+            continue;
+        std::printf("  index    %zu\n", i);
+        for (size_t j = 0; j < k && j < 8; ++j)
+            if (k == 2)
+                std::printf("  %-8s %s\n", j ? "right" : "left", K.show(d.at(d.srcs[j], i)).c_str());
+            else
+                std::printf("  srcs %-3zu %s\n", j, K.show(d.at(d.srcs[j], i)).c_str());
+        if (k > 8)
+            std::printf("  ...      (%zu sources)\n", k);
+        std::printf("  expected %s\n", K.show(d.at(d.expect, i)).c_str());
+        std::printf("  got      %s\n", K.show(got).c_str());
     }
-    if (bad > 2 && h.report.begin(info, "wrong result"))
+    if (shown && bad > 2)
         std::printf("  %zu wrong elements in all\n", bad);
-    return ok;
+    return !found.failed();
+}
+
+bool Findings::add(const char* what)
+{
+    if (!failed_) {
+        failed_ = true;
+        shown_ = h_.report.begin(info_, what);
+    } else if (shown_) {
+        std::printf("  and %s:\n", what);
+    }
+    return shown_;
 }
 
 bool report_fault(Harness& h, const CallInfo& info, int sig, Fence fence)
@@ -962,9 +989,7 @@ void check_datatype(Harness& h, const DatatypeSpec& spec, size_t spec_size, Slot
     const bool extent_ok = opf_type_get_extent(type, &lb, &extent) == OPF_SUCCESS && lb == 0 &&
                            size_t(extent) == K.size;
     const bool kt_ok = opf_type_kernel_type(type, &kt) == OPF_SUCCESS && kt == spec.kt;
-    h.datatype_total.record(size_ok);
-    h.datatype_total.record(extent_ok);
-    h.datatype_total.record(kt_ok);
+    h.datatype_total.record(size_ok && extent_ok && kt_ok);   // one check: one FAIL line
     if (!size_ok || !extent_ok || !kt_ok) {
         std::printf("FAIL datatype %s: size %lld (spec %zu), lb %lld extent %lld (spec 0, %zu), kernel type %d (spec %d)\n",
                     tname.c_str(), (long long)size, spec_size, (long long)lb, (long long)extent,
@@ -1009,6 +1034,13 @@ void check_datatype(Harness& h, const DatatypeSpec& spec, size_t spec_size, Slot
             info.n = n;
             for (const CallLayout* lay : datatype_layouts(h)) {
                 info.layout = lay;
+                // Who served the call: the selected table's provider for this
+                // count (a failure is that provider's kernel, or the way to it).
+                const char* who = h.device_backend ? "device"
+                                                   : opf_slot_provider(op_id, spec.kt,
+                                                                       lay->alias == Alias::InPlace2 ? 2 : 3,
+                                                                       opf_count_t(n));
+                info.provider = std::string("selected->") + or_unknown(who);
                 h.datatype_total.record(check_call(h, *t, info, d));
             }
         }
