@@ -6,7 +6,9 @@
 //     selected table), both the 2-buffer and the 3-buffer kernel, at every
 //     ISA level the components can take: the run re-initialises opframe with
 //     op_base_isa_mask hiding features (AVX512_FP16, AVX512_BF16, AVX-512 as
-//     a whole) and checks each kernel it has not seen yet;
+//     a whole) and checks each kernel it has not seen yet; with one buffer
+//     for two operands where opframe_component(3) allows it, and (--deep,
+//     --threads) on several threads at once (check_threads);
 //   * datatype level: every predefined (op, datatype) through
 //     opf_reduce_local / opf_reduce_local3, plus the valid-op matrix.
 // Each call runs on guarded buffers (engine.h): guards before the start,
@@ -16,7 +18,9 @@
 // and only data bytes count. The reference never uses library code.
 //
 // Usage: conformance [--seed N] [--function PAT]... [--bench] [--quick|--deep|--slow]
-//                    [--provider NAME]... [--native] [-v] [--self-test]
+//                    [--provider NAME]... [--native] [--max-length N] [--lengths LIST]
+//                    [--threads|--no-threads] [-v] [--self-test]
+// (man/opframe_check.1 gives the lengths, layouts and thread check of each depth.)
 
 #include "test/engine/reference.h"
 #include "base/kernels.h"
@@ -25,6 +29,7 @@
 #include <opframe/opframe.h>
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <map>
 #include <memory>
@@ -85,8 +90,30 @@ struct CallInfo {
 };
 
 struct Harness;
-// The quick form's lengths (make check), which the MX block types keep below --slow.
-const std::vector<size_t> kQuickLengths = {0, 1, 3, 8, 17, 65, 1000};
+// The lengths of each depth (man/opframe_check.1 lists them; slot_lengths
+// adds the powers of two and the size tiers' lengths). Quick (make check):
+// the self-test's lengths for an offer to every count among them (1, 2, 18,
+// 1001, and 38 for the n-ary forms: add_selftest_lengths), so that no
+// kernel op_base_selftest=1 drops passes the quick form.
+const std::vector<size_t> kQuickLengths = {0, 1, 2, 3, 8, 17, 18, 38, 65, 1000, 1001};
+// Deep: 0, every 2^k - 1, 2^k, 2^k + 1, 2^k + 3 for k = 1 .. 7, and the
+// quick ones.
+const std::vector<size_t> kDeepShortLengths = {0,  1,  2,  3,  4,  5,   7,   8,   9,   11,   15,   16,  17,
+                                               18, 19, 31, 32, 33, 35,  38,  63,  64,  65,   67,   127, 128,
+                                               129, 131, 1000, 1001, 4099};
+// Slow: every length up to 67 as well.
+const std::vector<size_t> kSlowShortLengths = [] {
+    std::vector<size_t> v;
+    for (size_t n = 0; n <= 67; ++n)
+        v.push_back(n);
+    v.insert(v.end(), {127, 128, 129, 131, 1000, 1001, 4099});
+    return v;
+}();
+// The datatype level's lengths (every predefined datatype through
+// opf_reduce_local, the way to the kernels): these, and each size tier's
+// first count and its neighbours (datatype_lengths).
+const std::vector<size_t> kDatatypeQuickLengths = {0, 1, 3, 8, 17, 65, 1000};
+const std::vector<size_t> kDatatypeDeepLengths = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 1000, 4099};
 class Reporter {
 public:
     uint64_t seed = 0;
@@ -170,33 +197,46 @@ std::string lower(std::string s)
     return s;
 }
 
-// The layouts a length runs: all of them on short lengths (and with
-// --slow), the basic ones on long lengths, one per alias on huge ones.
-std::vector<const CallLayout*> layouts_for(const Harness& h, size_t n, bool huge)
+// The layouts a length runs (engine.h: each layout's reach; --slow: all).
+// Above kMediumLength (below --slow) a length runs two of the Big ones, the
+// 2-buffer one and one 3-buffer one, the slots and lengths taking the
+// 3-buffer ones in turn (`turn`): buffers of megabytes cost their copies and
+// compares more than the kernel costs.
+std::vector<const CallLayout*> layouts_for(const Harness& h, size_t n, size_t turn)
 {
-    std::vector<const CallLayout*> out;
-    for (const CallLayout& l : engine::call_layouts()) {
-        if (huge && !h.opt.e.slow()) {
-            if (l.fence == Fence::PageAfter || (l.alias == Alias::OutIsIn2 && l.fence == Fence::Bytes))
-                out.push_back(&l);
-        } else if (h.opt.e.slow() || n <= 65 || engine::layout_is_basic(l)) {
-            out.push_back(&l);
-        }
-    }
+    std::vector<const CallLayout*> all, out, three;
+    for (const CallLayout& l : engine::call_layouts())
+        if (engine::layout_runs(l, n, h.opt.e.slow()))
+            all.push_back(&l);
+    if (n <= engine::kMediumLength || h.opt.e.slow())
+        return all;
+    for (const CallLayout* l : all)
+        (engine::alias_two(l->alias) ? out : three).push_back(l);
+    if (!three.empty())
+        out.push_back(three[turn % three.size()]);
     return out;
 }
 
 // The datatype level checks the way to the kernels (which the kernel level
 // checks in depth): each alias once, against a page (all layouts: --slow).
-std::vector<const CallLayout*> datatype_layouts(const Harness& h)
+// One buffer for both operands (host memory's rule, opf_reduce_local(3); a
+// device backend leaves it out) runs up to kShortLength elements: the call
+// hands the pointers on as they are, and the kernel level checks the
+// kernels with them.
+std::vector<const CallLayout*> datatype_layouts(const Harness& h, size_t n)
 {
     std::vector<const CallLayout*> out;
-    for (const CallLayout& l : engine::call_layouts())
-        if (h.opt.e.slow() || (l.alias == Alias::InPlace2 && l.fence == Fence::PageAfter) ||
+    for (const CallLayout& l : engine::call_layouts()) {
+        if (engine::alias_self(l.alias) && (h.device_backend || (n > engine::kShortLength && !h.opt.e.slow())))
+            continue;
+        if (h.opt.e.slow() || (l.alias == Alias::Two && l.fence == Fence::PageAfter) ||
             (l.alias == Alias::Distinct3 && l.fence == Fence::PageBefore) ||
             (l.alias == Alias::OutIsIn1 && l.fence == Fence::PageAfter) ||
-            (l.alias == Alias::OutIsIn2 && l.fence == Fence::PageBefore))
+            (l.alias == Alias::OutIsIn2 && l.fence == Fence::PageBefore) ||
+            (l.alias == Alias::TwoSame && l.fence == Fence::PageAfter) ||
+            (l.alias == Alias::AllSame3 && l.fence == Fence::PageAfter && !h.opt.e.quick()))
             out.push_back(&l);
+    }
     return out;
 }
 
@@ -229,14 +269,92 @@ template <class E> const ElementKind& kind_of()
 }
 
 // k operand arrays of n elements and the reference's result, as bytes
-// (k = 2 for the 2- and 3-buffer kernels and the datatype level).
+// (k = 2 for the 2- and 3-buffer kernels and the datatype level); for
+// k = 2 also srcs[0] op srcs[0], the result where one buffer is both
+// operands (in == inout, in1 == in2), computed when first asked for (the
+// reference is the costly part of a data set, the MX block types' most of all).
 struct DataSet {
     const ElementKind* kind = nullptr;
     size_t n = 0;
     std::vector<std::vector<unsigned char>> srcs;
     std::vector<unsigned char> expect;
-    const unsigned char* at(const std::vector<unsigned char>& v, size_t i) const { return v.data() + i * kind->size; }
+    std::function<std::vector<unsigned char>(const DataSet&)> make_self;   // null: no x op x (n-ary data)
+    // The elements the vectors hold: n, or fewer for a repeated block
+    // (tiled); element i of the call is element (start + i) % rows of them
+    // (edge_sensitive chooses start).
+    size_t rows = 0, start = 0;
+    const unsigned char* at(const std::vector<unsigned char>& v, size_t i) const
+    {
+        return v.data() + ((start + i) % rows) * kind->size;
+    }
+    // Whether n elements at `got` equal the (repeated) bytes of v.
+    bool same_bytes(const unsigned char* got, const std::vector<unsigned char>& v) const
+    {
+        const size_t unit = kind->size;
+        for (size_t i = 0, pos = start % std::max<size_t>(rows, 1); i < n; pos = 0) {
+            const size_t m = std::min(rows - pos, n - i);
+            if (std::memcmp(got + i * unit, v.data() + pos * unit, m * unit) != 0)
+                return false;
+            i += m;
+        }
+        return true;
+    }
+    // Fills a buffer with source j.
+    void fill(GuardedBuffer& b, size_t j) const { b.set_elements(srcs[j].data(), rows, start); }
+    mutable std::optional<std::vector<unsigned char>> self_made = {};   // self()'s, once made
+    // srcs[0] op srcs[0], or nullptr.
+    const std::vector<unsigned char>* self() const
+    {
+        if (!make_self)
+            return nullptr;
+        if (!self_made)
+            self_made = make_self(*this);
+        return &*self_made;
+    }
 };
+
+// A data set of n elements that repeats `block` (its sources and results
+// alike: the reference works element by element). The long lengths use it:
+// the reference and the random draws cost per element what the kernels
+// cost per vector, so a fresh data set per length made lengths of 2^20
+// unaffordable for every slot. A block of kMediumLength (4,099, odd and
+// prime) elements never lines up with a vector, a cache line or a power of
+// two, so no element of a kernel's blocking sees the same neighbours twice.
+// The block is not copied out n times: the buffers are filled from it and
+// compared with it block by block (DataSet::rows).
+DataSet tiled(const DataSet& block, size_t n)
+{
+    DataSet d = block;
+    d.n = n;
+    return d;
+}
+
+// Starts the data set where its first and its last element each have a
+// result that differs from every source, if such a start is found in a few
+// tries (a rotation: the reference works element by element). A kernel that
+// skips or mishandles an edge element then always shows it: with the
+// random operands as they come, 1 in 11 int32 pairs has a left operand of 0
+// and SUM's result equals the right one, and a repeated block would have
+// hidden the same edge at every long length.
+void edge_sensitive(DataSet& d, uint64_t seed)
+{
+    if (d.n == 0 || d.rows == 0)
+        return;
+    const ElementKind& K = *d.kind;
+    auto telling = [&](size_t i) {
+        for (const auto& src : d.srcs)
+            if (K.same(d.at(d.expect, i), d.at(src, i)))
+                return false;
+        return true;
+    };
+    const size_t first = size_t(seed % d.rows);
+    for (size_t t = 0; t < 64; ++t) {
+        d.start = (first + t * 7919) % d.rows;
+        if (telling(0) && telling(d.n - 1))
+            return;
+    }
+    d.start = first;
+}
 template <class E> std::vector<unsigned char> as_bytes(const std::vector<E>& v)
 {
     std::vector<unsigned char> b(v.size() * sizeof(E));
@@ -259,7 +377,15 @@ template <class E> DataSet make_data(const std::vector<std::vector<E>>& srcs, Re
             in.push_back(v.data());
         ref_n(in.data(), int(srcs.size()), expect.data(), n);
     }
-    DataSet d{&kind_of<E>(), n, {}, as_bytes(expect)};
+    DataSet d{&kind_of<E>(), n, {}, as_bytes(expect), nullptr, n};
+    if (ref)
+        d.make_self = [ref](const DataSet& data) {
+            std::vector<E> x(data.rows), self(data.rows);
+            if (data.rows)
+                std::memcpy(x.data(), data.srcs[0].data(), data.rows * sizeof(E));
+            ref(x.data(), x.data(), self.data(), data.rows);
+            return as_bytes(self);
+        };
     for (const auto& v : srcs)
         d.srcs.push_back(as_bytes(v));
     return d;
@@ -295,25 +421,40 @@ struct CallBuffer {
     const std::vector<unsigned char>* source;
 };
 
+// The problems of one checked call. A failed check is one FAIL line, headed
+// by its first problem; any other problem of the same call follows on the
+// lines below it. So a summary's count of failures is its count of FAIL lines.
+class Findings {
+public:
+    Findings(Harness& h, const CallInfo& info) : h_(h), info_(info) {}
+    // Notes a problem; true if its details are to be printed.
+    bool add(const char* what);
+    bool failed() const { return failed_; }
+
+private:
+    Harness& h_;
+    const CallInfo& info_;
+    bool failed_ = false, shown_ = false;
+};
+
 // After the call: guards and padding of every buffer, every source that is
-// not the result unchanged (data bytes only), the result against the
-// reference element by element.
+// not the result unchanged (data bytes only), the result against `expect`
+// element by element.
 bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vector<CallBuffer>& bufs,
-            GuardedBuffer* result)
+            GuardedBuffer* result, const std::vector<unsigned char>& expect, bool self = false)
 {
     const ElementKind& K = *d.kind;
-    bool ok = true;
+    Findings found(h, info);
     for (const CallBuffer& b : bufs) {
         if (auto dmg = b.buf->damage()) {
-            ok = false;
-            if (h.report.begin(info, "guard bytes overwritten"))
+            if (found.add("guard bytes overwritten"))
                 std::printf("  buffer %s: %s (%zu guard/padding bytes changed in all; buffer is %zu bytes)\n",
                             b.name.c_str(), dmg->where.c_str(), b.buf->damaged_bytes(), b.buf->bytes());
         }
         if (!b.source || b.buf == result)
             continue;
-        const size_t bytes = d.n * K.size;   // (one compare first: the walk below is for the message)
-        if (K.layout->dense() && (!bytes || std::memcmp(b.buf->data(), b.source->data(), bytes) == 0))
+        // (one compare first: the walk below is for the message)
+        if (K.layout->dense() && d.same_bytes(b.buf->data(), *b.source))
             continue;
         for (size_t i = 0; i < d.n; ++i) {
             const unsigned char *was = d.at(*b.source, i), *now = b.buf->data() + i * K.size;
@@ -321,8 +462,7 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
             for (const ElementLayout::Field& f : K.layout->fields)
                 same_bytes &= std::memcmp(was + f.offset, now + f.offset, f.size) == 0;
             if (!same_bytes) {
-                ok = false;
-                if (h.report.begin(info, "input modified"))
+                if (found.add("input modified"))
                     std::printf("  buffer %s: element %zu was %s, now %s\n", b.name.c_str(), i, K.show(was).c_str(),
                                 K.show(now).c_str());
                 break;
@@ -334,31 +474,46 @@ bool verify(Harness& h, const CallInfo& info, const DataSet& d, const std::vecto
         h.corrupt(result->data(), d.n);
     const size_t k = d.srcs.size();
     // Bit-identical results need no element-wise compare (any NaN matches any NaN is for the rest).
-    const size_t bytes = d.n * K.size;
-    if (K.layout->dense() && (!bytes || std::memcmp(result->data(), d.expect.data(), bytes) == 0))
-        return ok;
+    if (K.layout->dense() && d.same_bytes(result->data(), expect))
+        return !found.failed();
     size_t bad = 0;
+    bool shown = false;
     for (size_t i = 0; i < d.n; ++i) {
         const unsigned char* got = result->data() + i * K.size;
-        if (K.same(d.at(d.expect, i), got))
+        if (K.same(d.at(expect, i), got))
             continue;
-        ok = false;
-        if (bad++ < 2 && h.report.begin(info, "wrong result")) {
-            std::printf("  index    %zu\n", i);
+        if (bad++ == 0)
+            shown = found.add("wrong result");
+        if (bad > 2 || !shown)
+            continue;
+        std::printf("  index    %zu\n", i);
+        if (self)   // both operands were this element
+            std::printf("  x        %s\n", K.show(d.at(d.srcs[0], i)).c_str());
+        else
             for (size_t j = 0; j < k && j < 8; ++j)
                 if (k == 2)
                     std::printf("  %-8s %s\n", j ? "right" : "left", K.show(d.at(d.srcs[j], i)).c_str());
                 else
                     std::printf("  srcs %-3zu %s\n", j, K.show(d.at(d.srcs[j], i)).c_str());
-            if (k > 8)
-                std::printf("  ...      (%zu sources)\n", k);
-            std::printf("  expected %s\n", K.show(d.at(d.expect, i)).c_str());
-            std::printf("  got      %s\n", K.show(got).c_str());
-        }
+        if (k > 8)
+            std::printf("  ...      (%zu sources)\n", k);
+        std::printf("  expected %s\n", K.show(d.at(expect, i)).c_str());
+        std::printf("  got      %s\n", K.show(got).c_str());
     }
-    if (bad > 2 && h.report.begin(info, "wrong result"))
+    if (shown && bad > 2)
         std::printf("  %zu wrong elements in all\n", bad);
-    return ok;
+    return !found.failed();
+}
+
+bool Findings::add(const char* what)
+{
+    if (!failed_) {
+        failed_ = true;
+        shown_ = h_.report.begin(info_, what);
+    } else if (shown_) {
+        std::printf("  and %s:\n", what);
+    }
+    return shown_;
 }
 
 bool report_fault(Harness& h, const CallInfo& info, int sig, Fence fence)
@@ -370,21 +525,28 @@ bool report_fault(Harness& h, const CallInfo& info, int sig, Fence fence)
     return false;
 }
 
-// A 2- or 3-buffer call (the layout's alias says which) on d's two sources.
+// A 2- or 3-buffer call (the layout's alias says which) on d's two sources;
+// where the alias makes one buffer both operands, it holds srcs[0] and the
+// result is srcs[0] op srcs[0].
 bool check_call(Harness& h, engine::Target& t, const CallInfo& info, const DataSet& d)
 {
     const CallLayout& lay = *info.layout;
     const ElementLayout& L = *d.kind->layout;
     const size_t n = d.n;
     const Fence fence = t.host_memory() ? lay.fence : Fence::Bytes;
-    const bool two = lay.alias == Alias::InPlace2;
+    const bool two = engine::alias_two(lay.alias), self = engine::alias_self(lay.alias);
     if (two ? !t.has_two() : !t.has_three())
         return true;
+    if (self && !d.self())
+        return true;   // (no reference for x op x: not a pairs data set)
     auto make = [&](int k) { return std::make_unique<GuardedBuffer>(L, n, lay.shift[k] * d.kind->size, fence); };
-    std::unique_ptr<GuardedBuffer> in1 = make(0), in2 = make(1), out;
-    in1->set_elements(d.srcs[0].data());
-    in2->set_elements(d.srcs[1].data());
-    if (lay.alias == Alias::Distinct3) {
+    std::unique_ptr<GuardedBuffer> in1 = make(0), in2, out;
+    d.fill(*in1, 0);
+    if (!self) {
+        in2 = make(1);
+        d.fill(*in2, 1);
+    }
+    if (lay.alias == Alias::Distinct3 || lay.alias == Alias::In1IsIn2) {
         out = make(2);
         out->fill_data(kOutFill);
     }
@@ -392,10 +554,13 @@ bool check_call(Harness& h, engine::Target& t, const CallInfo& info, const DataS
     int rc = OPF_SUCCESS;
     const int sig = engine::run_capturing_faults([&] {
         switch (lay.alias) {
-        case Alias::InPlace2: rc = t.two(*in1, *in2, n); break;
+        case Alias::Two: rc = t.two(*in1, *in2, n); break;
+        case Alias::TwoSame: rc = t.two(*in1, *in1, n); break;
         case Alias::Distinct3: rc = t.three(*in1, *in2, *out, n); break;
         case Alias::OutIsIn1: rc = t.three(*in1, *in2, *in1, n); break;
         case Alias::OutIsIn2: rc = t.three(*in1, *in2, *in2, n); break;
+        case Alias::In1IsIn2: rc = t.three(*in1, *in1, *out, n); break;
+        case Alias::AllSame3: rc = t.three(*in1, *in1, *in1, n); break;
         }
     });
     if (sig)
@@ -405,12 +570,18 @@ bool check_call(Harness& h, engine::Target& t, const CallInfo& info, const DataS
             std::printf("  returned %d, expected OPF_SUCCESS (last error: %s)\n", rc, opf_last_error());
         return false;
     }
-    GuardedBuffer* result = out ? out.get() : lay.alias == Alias::OutIsIn1 ? in1.get() : in2.get();
-    std::vector<CallBuffer> bufs = {{two ? "in" : "in1", in1.get(), &d.srcs[0]},
-                                    {two ? "inout" : "in2", in2.get(), &d.srcs[1]}};
+    GuardedBuffer* result = out ? out.get() : (lay.alias == Alias::Two || lay.alias == Alias::OutIsIn2) ? in2.get() : in1.get();
+    std::vector<CallBuffer> bufs;
+    switch (lay.alias) {
+    case Alias::TwoSame: bufs = {{"in==inout", in1.get(), nullptr}}; break;
+    case Alias::In1IsIn2: bufs = {{"in1==in2", in1.get(), &d.srcs[0]}}; break;
+    case Alias::AllSame3: bufs = {{"in1==in2==out", in1.get(), nullptr}}; break;
+    default:
+        bufs = {{two ? "in" : "in1", in1.get(), &d.srcs[0]}, {two ? "inout" : "in2", in2.get(), &d.srcs[1]}};
+    }
     if (out)
         bufs.push_back({"out", out.get(), nullptr});
-    return verify(h, info, d, bufs, result);
+    return verify(h, info, d, bufs, result, self ? *d.self() : d.expect, self);
 }
 
 // One checked n-ary call (opf_kernel_n_fn, d's k sources) on the 3-buffer
@@ -427,7 +598,7 @@ bool check_call_n(Harness& h, opf_kernel_n_fn* fn, const CallInfo& info, const D
     std::vector<CallBuffer> bufs;
     for (int j = 0; j < k; ++j) {
         in.push_back(std::make_unique<GuardedBuffer>(L, n, lay.shift[j % 2] * d.kind->size, lay.fence));
-        in.back()->set_elements(d.srcs[size_t(j)].data());
+        d.fill(*in.back(), size_t(j));
         bufs.push_back({"srcs " + std::to_string(j), in.back().get(), &d.srcs[size_t(j)]});
     }
     std::unique_ptr<GuardedBuffer> own;
@@ -447,7 +618,7 @@ bool check_call_n(Harness& h, opf_kernel_n_fn* fn, const CallInfo& info, const D
     const int sig = engine::run_capturing_faults([&] { fn(ptrs.data(), k, result->data(), opf_count_t(n), nullptr); });
     if (sig)
         return report_fault(h, info, sig, lay.fence);
-    return verify(h, info, d, bufs, result);
+    return verify(h, info, d, bufs, result, d.expect);
 }
 
 // One slot's element type and references, for check_slot (compiled once):
@@ -529,8 +700,8 @@ void bench_slot(Harness& h, int op_id, int kt, const SlotData& s, const std::str
             if (opf_slot_kernels(op_id, kt, prov.c_name(), opf_count_t(n), &fn2, &fn3) != OPF_SUCCESS || !fn2)
                 continue;
             GuardedBuffer in(*s.kind->layout, n, 0, Fence::Bytes), io(*s.kind->layout, n, 0, Fence::Bytes);
-            in.set_elements(d.srcs[0].data());
-            io.set_elements(d.srcs[1].data());
+            d.fill(in, 0);
+            d.fill(io, 1);
             // NO_OP and REPLACE leave the data as they were; the others may
             // drift towards NaN or inf over the repetitions, as every
             // provider's data does alike.
@@ -557,6 +728,297 @@ void bench_slot(Harness& h, int op_id, int kt, const SlotData& s, const std::str
             std::printf("bench %-7s %-22s n=%-7zu%s%s%s\n", op.c_str(), type.c_str(), n, line.c_str(),
                         h.report.isa.empty() ? "" : "  isa=", h.report.isa.c_str());
     }
+}
+
+// One length a slot runs at, and how.
+struct SlotLength {
+    size_t n;              // the call's count
+    size_t kernel_count;   // the count whose kernels run (opf_slot_kernels): n, or a size tier's first count
+    bool pairs, nary;      // the 2- and 3-buffer kernels; the n-ary ones
+    bool light;            // the n-ary ones as at --quick: one k and one layout, in turn
+    int nbuf = 0;          // pairs: the 2-buffer (2) or the 3-buffer kernel (3) alone; 0: both
+};
+
+// The lengths op_base_selftest runs an offer at, from its min_count m on
+// (framework/components.cpp: passes_selftest, passes_selftest_n): m, m + 1,
+// m + 17 and m + 1000 below 2^16, m + 17 from there on, and m + 37 for the
+// n-ary forms, where m is the min_count clamped to 1 .. 2^20 (1 for an
+// offer to every count: 1, 2, 18, 1001 and 38, all in kQuickLengths), each
+// on that offer's kernel even where the count is below its min_count (the
+// self-test calls it so). Every depth runs every one of them, and m - 1, the
+// count below the tier, on the kernel that serves it.
+void add_selftest_lengths(std::vector<SlotLength>& out, opf_count_t min_count)
+{
+    const size_t first = size_t(std::clamp<opf_count_t>(min_count, 1, opf_count_t(1) << 20));
+    const size_t tier = std::max<size_t>(size_t(std::max<opf_count_t>(min_count, 0)), first);
+    auto add = [&](size_t n, bool pairs) { out.push_back({n, std::max(n, tier), pairs, !pairs, false}); };
+    if (first < (size_t(1) << 16)) {
+        out.push_back({first - 1, first - 1, true, false, false});
+        for (size_t d : {0, 1, 17, 1000})
+            add(first + d, true);
+    } else {
+        add(first + 17, true);
+    }
+    add(first + 37, false);
+}
+
+// The min_count of each offer in a slot's host halves by the providers
+// checked: a component's own ("selected": every component's). Read from
+// opf_slot_explain, the one view of the offers a slot did not select, one
+// line per offer: "  NAME priority P, counts >= M: ...".
+std::vector<opf_count_t> offer_min_counts(const Harness& h, int op_id, int kt,
+                                          const std::function<bool(const Provider&)>& chosen)
+{
+    std::vector<opf_count_t> out;
+    std::vector<char> text(size_t(1) << 16);
+    for (int nbuf : {2, 3}) {
+        if (opf_slot_explain(op_id, kt, OPF_MEM_HOST, nbuf, text.data(), int(text.size())) != OPF_SUCCESS)
+            continue;
+        for (const char* line = text.data(); line; line = std::strchr(line + 1, '\n')) {
+            const char* at = *line == '\n' ? line + 1 : line;
+            const char* priority = std::strstr(at, " priority ");
+            const char* end = std::strchr(at, '\n');
+            if (std::strncmp(at, "  ", 2) != 0 || !priority || (end && priority > end))
+                continue;
+            const std::string name(at + 2, priority);
+            const bool ours = std::any_of(h.providers.begin(), h.providers.end(), [&](const Provider& p) {
+                return chosen(p) && (!p.name || *p.name == name);
+            });
+            const char* counts = std::strstr(priority, ", counts >= ");
+            if (ours && counts && (!end || counts < end))
+                out.push_back(std::strtoll(counts + 12, nullptr, 10));
+        }
+    }
+    return out;
+}
+
+// The lengths a slot runs at (man/opframe_check.1 lists them). Deep and
+// slow add the powers of two from 2^8 on with their neighbours 2^k - 1,
+// 2^k + 1, 2^k + 3, where a kernel's blocking changes (a vector, an
+// unrolled loop, a cache-sized block, a streaming tier): --slow runs all
+// four of each for every slot; --deep one per slot and power, the slots
+// taking them in turn (op id + kernel type + k, modulo 4), so that every
+// slot meets every power of two and the slots together every neighbour.
+// The MX block types (33 bytes and 32 values an element, microseconds a
+// block in the reference and on the base's exact path) keep the quick
+// lengths below --slow and stop at 2^12 + 3 blocks (131,168 values):
+// test/mx_exhaustive runs every pair of their element codes through every
+// provider. Other types go to 2^20 + 3.
+std::vector<SlotLength> slot_lengths(const Harness& h, int op_id, int kt, const std::vector<opf_count_t>& min_counts)
+{
+    const engine::Options& o = h.opt.e;
+    std::vector<SlotLength> ls;
+    for (size_t n : o.lengths)
+        ls.push_back({n, n, true, true, false});
+    if (o.lengths.empty()) {
+        const bool block = opf::base::kernel_type_is_block(kt);
+        for (size_t n : o.quick() || (block && !o.slow()) ? kQuickLengths : o.slow() ? kSlowShortLengths : kDeepShortLengths)
+            ls.push_back({n, n, true, true, o.quick()});
+        // The powers of two: at --deep the n-ary forms as at --quick up to
+        // kMediumLength, and beyond it one kernel per length, the 2-buffer,
+        // the 3-buffer and the n-ary one in turn (op id + kernel type + k,
+        // modulo 3): each meets lengths from 2^13 to 2^20, and at least
+        // one of 2^17 .. 2^20, while a length of megabytes costs one call
+        // rather than three.
+        if (!o.quick())
+            for (int k = 8; k <= (block ? 12 : 20); ++k) {
+                const long offsets[] = {-1, 0, 1, 3};
+                for (int j = 0; j < 4; ++j)
+                    if (o.slow() || j == (op_id + kt + k) % 4) {
+                        const size_t n = size_t((long(1) << k) + offsets[j]);
+                        if (o.slow() || n <= engine::kMediumLength) {
+                            ls.push_back({n, n, true, true, !o.slow()});
+                            continue;
+                        }
+                        const int form = (op_id + kt + k) % 3;
+                        ls.push_back({n, n, form < 2, form == 2, false, form < 2 ? form + 2 : 0});
+                    }
+            }
+        for (opf_count_t m : min_counts)
+            add_selftest_lengths(ls, m);
+    }
+    std::vector<SlotLength> out;
+    std::sort(ls.begin(), ls.end(), [](const SlotLength& x, const SlotLength& y) {
+        return std::tie(x.n, x.kernel_count) < std::tie(y.n, y.kernel_count);
+    });
+    for (const SlotLength& l : ls) {
+        if (l.n > o.max_length)
+            continue;
+        if (!out.empty() && out.back().n == l.n && out.back().kernel_count == l.kernel_count) {
+            SlotLength& m = out.back();
+            m.light = (m.nary ? m.light : true) && (l.nary ? l.light : true);
+            m.nbuf = !m.pairs ? l.nbuf : !l.pairs ? m.nbuf : m.nbuf == l.nbuf ? m.nbuf : 0;
+            m.pairs |= l.pairs;
+            m.nary |= l.nary;
+        } else {
+            out.push_back(l);
+        }
+    }
+    return out;
+}
+
+// The thread check (--deep, --threads): kernels are called by several
+// threads at once (op_base_threads splits one call into adjacent ranges,
+// framework/workers.cpp; a program's threads call the same slot), so a
+// kernel must keep no mutable state outside its buffers
+// (opframe_component(3)). Threads (as many as the CPUs this process may
+// use, 2 to 4), started together, each run the kernel on its own range of
+// one call's buffers, the ranges adjacent: chunks of a multiple of 64
+// elements (where the pool cuts; 256 KiB per operand and thread, a call of
+// microseconds) and of 3 more (odd: the boundaries fall inside vectors),
+// 2- and 3-buffer. The data is the slot's repeated block, which no chunk is
+// a multiple of, so each range holds other values and a shared scratch
+// buffer shows. A race shows only when calls overlap in time, which a busy
+// machine may not grant: each thread times its call, and rounds go on until
+// kOverlapsWanted rounds had two calls overlap by half the shorter one, or
+// kThreadRounds rounds were run (a warning then says how few overlapped).
+// MX block types: 64 and 67 blocks.
+constexpr int kThreadRounds = 64, kOverlapsWanted = 4;
+int thread_count()
+{
+    static const int n = std::clamp(engine::usable_cpus(), 2, 4);
+    return n;
+}
+
+const CallLayout& thread_layout(bool two, size_t chunk)
+{
+    static std::map<std::pair<bool, size_t>, std::pair<std::string, CallLayout>> made;
+    auto [it, fresh] = made.try_emplace({two, chunk});
+    if (fresh) {
+        char name[96];
+        std::snprintf(name, sizeof name, "%s, %d threads on adjacent ranges of %zu", two ? "2-buffer" : "3-buffer",
+                      thread_count(), chunk);
+        it->second.first = name;
+        it->second.second = CallLayout{it->second.first.c_str(), two ? Alias::Two : Alias::Distinct3, {0, 0, 0},
+                                       Fence::Bytes, engine::Reach::Big};
+    }
+    return it->second.second;
+}
+
+// Whether two of the calls' [start, end) times overlap by at least half the
+// shorter call.
+bool calls_overlapped(const std::vector<std::pair<int64_t, int64_t>>& spans)
+{
+    for (size_t i = 0; i < spans.size(); ++i)
+        for (size_t j = i + 1; j < spans.size(); ++j) {
+            const int64_t common = std::min(spans[i].second, spans[j].second) - std::max(spans[i].first, spans[j].first);
+            const int64_t shorter = std::min(spans[i].second - spans[i].first, spans[j].second - spans[j].first);
+            if (common > 0 && 2 * common >= shorter)
+                return true;
+        }
+    return false;
+}
+
+// How long one call of the kernel on `n` elements takes, in nanoseconds.
+int64_t time_one_call(const SlotData& s, const DataSet& d, opf_kernel2_fn* fn2, opf_kernel3_fn* fn3)
+{
+    const ElementLayout& L = *s.kind->layout;
+    GuardedBuffer in1(L, d.n, 0, Fence::Bytes), in2(L, d.n, 0, Fence::Bytes), out(L, d.n, 0, Fence::Bytes);
+    d.fill(in1, 0);
+    d.fill(in2, 1);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (fn3)
+        fn3(in1.data(), in2.data(), out.data(), opf_count_t(d.n));
+    else
+        fn2(in1.data(), in2.data(), opf_count_t(d.n));
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool check_threads(Harness& h, const SlotData& s, int kt, CallInfo info, opf_kernel2_fn* fn2, opf_kernel3_fn* fn3,
+                   Tally& tally, size_t period, const std::function<DataSet(size_t)>& data_at)
+{
+    const int threads = thread_count();
+    static engine::Team team(threads);
+    const ElementLayout& L = *s.kind->layout;
+    const size_t ext = s.kind->size;
+    // The chunk: 256 KiB per operand (MX block types: 64 blocks), four
+    // times more while one call takes under 20 us (up to 4 MiB; a quarter
+    // while it takes over 200 us, down to 64 elements): calls that
+    // short would rarely overlap (threads start some microseconds apart).
+    // Calls under 20 us even then (NO_OP: touching nothing) are run
+    // kOverlapsWanted rounds, their overlap unreported.
+    size_t grain = opf::base::kernel_type_is_block(kt) ? 64 : std::max<size_t>(64, (size_t(256) << 10) / ext / 64 * 64);
+    int64_t ns = 0;
+    for (;; grain *= 4) {
+        if (size_t(threads) * grain > h.opt.e.max_length)
+            return true;
+        const DataSet d = data_at(grain);
+        ns = INT64_MAX;   // (the fastest of three: a busy machine stretches some)
+        for (int k = 0; k < 3; ++k)
+            ns = std::min(ns, time_one_call(s, d, fn2, fn3));
+        if (ns >= 20000 || grain * ext >= (size_t(4) << 20))
+            break;
+    }
+    // A slow kernel (soft float, long double): a quarter of the chunk while
+    // a call takes over 200 us (the time scales with the count).
+    for (; ns > 200000 && grain >= 256; ns /= 4)
+        grain = grain / 4 / 64 * 64;
+    const bool measurable = ns >= 20000;
+    bool all_ok = true;
+    for (size_t chunk : {grain, grain + 3}) {
+        if (chunk % period == 0)   // (every range would hold the same values)
+            ++chunk;
+        const size_t n = size_t(threads) * chunk;
+        if (n > h.opt.e.max_length)
+            continue;
+        const DataSet d = data_at(n);
+        info.n = n;
+        for (bool two : {true, false}) {
+            if (two ? !fn2 : !fn3)
+                continue;
+            info.layout = &thread_layout(two, chunk);
+            GuardedBuffer in1(L, n, 0, Fence::Bytes), in2(L, n, 0, Fence::Bytes), out(L, two ? 0 : n, 0, Fence::Bytes);
+            d.fill(in1, 0);
+            d.fill(in2, 1);
+            std::vector<std::pair<int64_t, int64_t>> spans(static_cast<size_t>(threads));
+            bool ok = true;
+            int round = 0, overlapped = 0;
+            const int rounds = measurable ? kThreadRounds : kOverlapsWanted;
+            for (; round < rounds && overlapped < kOverlapsWanted && ok; ++round) {
+                if (round > 0 && two)   // (the inputs were checked unchanged after each round)
+                    d.fill(in2, 1);
+                out.fill_data(kOutFill);
+                std::vector<int> faults;
+                team.run(
+                    [&](int w) {
+                        const size_t at = size_t(w) * chunk * ext;
+                        const auto t0 = std::chrono::steady_clock::now();
+                        if (two)
+                            fn2(in1.data() + at, in2.data() + at, opf_count_t(chunk));
+                        else
+                            fn3(in1.data() + at, in2.data() + at, out.data() + at, opf_count_t(chunk));
+                        const auto t1 = std::chrono::steady_clock::now();
+                        spans[size_t(w)] = {t0.time_since_epoch().count(), t1.time_since_epoch().count()};
+                    },
+                    faults);
+                const auto sig = std::find_if(faults.begin(), faults.end(), [](int f) { return f != 0; });
+                if (sig != faults.end()) {
+                    ok = report_fault(h, info, *sig, Fence::Bytes);
+                    break;
+                }
+                overlapped += calls_overlapped(spans);
+                std::vector<CallBuffer> bufs = {{two ? "in" : "in1", &in1, &d.srcs[0]},
+                                                {two ? "inout" : "in2", &in2, &d.srcs[1]}};
+                if (!two)
+                    bufs.push_back({"out", &out, nullptr});
+                ok = verify(h, info, d, bufs, two ? &in2 : &out, d.expect);
+            }
+            if (ok && measurable && overlapped < kOverlapsWanted) {
+                ++h.warnings;
+                std::printf("warning: thread check of %s %s (%s, %s): the calls overlapped in %d of %d rounds "
+                            "(a busy machine?); races may go unseen\n",
+                            info.op.c_str(), info.type.c_str(), info.provider.c_str(), info.layout->name, overlapped,
+                            round);
+            }
+            if (h.opt.e.verbose)
+                std::printf("  threads %-8s %-22s %-10s %s: %d rounds, %d overlapped%s\n", info.op.c_str(),
+                            info.type.c_str(), info.provider.c_str(), info.layout->name, round, overlapped,
+                            measurable ? "" : " (calls too short to overlap)");
+            tally.record(ok);
+            all_ok &= ok;
+        }
+    }
+    return all_ok;
 }
 
 void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
@@ -586,22 +1048,63 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
     struct SlotState {
         bool checked = false, missing2 = false, missing3 = false;
         Tally tally;
+        // The kernels this provider checked here (for the thread check).
+        std::vector<std::pair<opf_kernel2_fn*, opf_kernel3_fn*>> mine;
     };
     std::vector<SlotState> state(h.providers.size());
+    // The data of a length: fresh random data up to `period` elements
+    // (kMediumLength; the MX block types, whose reference costs microseconds
+    // a block and whose kernels work block by block, 67 blocks); beyond, one
+    // random block of `period` elements per slot (one seed), repeated.
+    const size_t period = opf::base::kernel_type_is_block(kt) ? 67 : engine::kMediumLength;
+    std::optional<DataSet> block_pairs;
+    std::map<int, DataSet> block_sources;   // the n-ary forms', by k
+    auto pairs_at = [&](size_t n) {
+        DataSet d;
+        if (n <= period) {
+            d = s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n);
+        } else {
+            if (!block_pairs)
+                block_pairs = s.pairs(derive_seed(h.opt.e.seed, op_id, kt, size_t(1) << 41), period);
+            d = tiled(*block_pairs, n);
+        }
+        edge_sensitive(d, derive_seed(h.opt.e.seed, op_id, kt, n + 1));
+        return d;
+    };
+    auto sources_at = [&](int k, size_t n) {
+        DataSet d;
+        if (n <= period) {
+            d = s.sources(derive_seed(h.opt.e.seed, op_id, 7000 + kt, n * 128 + size_t(k)), k, n);
+        } else {
+            auto it = block_sources.find(k);
+            if (it == block_sources.end())
+                it = block_sources
+                         .emplace(k, s.sources(derive_seed(h.opt.e.seed, op_id, 7000 + kt, (size_t(1) << 41) + size_t(k)),
+                                               k, period))
+                         .first;
+            d = tiled(it->second, n);
+        }
+        edge_sensitive(d, derive_seed(h.opt.e.seed, op_id, 7000 + kt, n + 1));
+        return d;
+    };
+    // Whose turn it is among the long lengths' 3-buffer layouts (layouts_for).
+    auto turn = [&](size_t n) { return size_t(op_id + kt) + size_t(std::bit_width(n)); };
     // Each provider's size tiers of this slot, in the order counts reach
     // them (lengths and probes grow): --tier N keeps the N-th.
     std::vector<std::vector<std::pair<opf_kernel2_fn*, opf_kernel3_fn*>>> tiers(h.providers.size());
     // Runs one data set through every provider's kernels (fetched for this
     // length: providers may offer size-tiered kernels).
-    auto run = [&](const DataSet& d, bool huge) {
-        const size_t n = d.n;
+    // (The data set is drawn when a kernel first needs it: its reference
+    // costs more than most kernels, the MX block types' most of all.)
+    auto run = [&](size_t n, size_t kernel_count, const std::function<DataSet()>& draw, int only_nbuf = 0) {
+        std::optional<DataSet> drawn;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             Provider& prov = h.providers[p];
             if (!chosen(prov))
                 continue;
             opf_kernel2_fn* fn2 = &sentinel2;
             opf_kernel3_fn* fn3 = &sentinel3;
-            const int rc = opf_slot_kernels(op_id, kt, prov.c_name(), opf_count_t(n), &fn2, &fn3);
+            const int rc = opf_slot_kernels(op_id, kt, prov.c_name(), opf_count_t(kernel_count), &fn2, &fn3);
             CallInfo info{"kernel", op, type, prov.label, nullptr, n};
             if (rc != OPF_SUCCESS && rc != OPF_ERR_ARG) {
                 state[p].tally.record(false);
@@ -635,14 +1138,19 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
                 continue;
             state[p].missing2 |= !fn2;
             state[p].missing3 |= !fn3;
+            if (std::find(state[p].mine.begin(), state[p].mine.end(), std::make_pair(fn2, fn3)) == state[p].mine.end())
+                state[p].mine.emplace_back(fn2, fn3);
             const std::unique_ptr<engine::Target> t = kernel_target(h, fn2, fn3);
-            for (const CallLayout* lay : layouts_for(h, n, huge)) {
+            if (!drawn)
+                drawn = draw();
+            const DataSet& d = *drawn;
+            for (const CallLayout* lay : layouts_for(h, n, turn(n))) {
                 info.layout = lay;
-                const int nbuf = lay->alias == Alias::InPlace2 ? 2 : 3;
-                if (nbuf == 2 ? !fn2 : !fn3)
+                const int nbuf = engine::alias_two(lay->alias) ? 2 : 3;
+                if ((nbuf == 2 ? !fn2 : !fn3) || (only_nbuf && nbuf != only_nbuf))
                     continue;
                 if (!prov.name) { // name who serves the selected table, for messages
-                    const char* who = opf_slot_provider(op_id, kt, nbuf, opf_count_t(n));
+                    const char* who = opf_slot_provider(op_id, kt, nbuf, opf_count_t(kernel_count));
                     info.provider = std::string("selected->") + or_unknown(who);
                 }
                 state[p].tally.record(check_call(h, *t, info, d));
@@ -656,21 +1164,22 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
     // length, taken in turn and shifted by the slot, so that the slots
     // together cover every (length, k, layout) without multiplying the
     // calls; deep and slow: every k and every layout a length runs.
-    // Huge lengths (size tiers, deep and slow only): k = 3.
+    // Lengths above kMediumLength: k = 3.
     long n_calls = 0;
-    auto run_n = [&](size_t n, bool huge) {
+    auto run_n = [&](size_t n, size_t kernel_count, bool light) {
         if (!s.sources)
             return;
+        const bool huge = n > engine::kMediumLength;
         std::vector<int> ks = {1, 2, 3, 8};
         if (huge)
             ks = {3};
-        else if (h.opt.e.quick())
+        else if (light)
             ks = {ks[size_t(n_calls + op_id + kt) % ks.size()]};
         else if (!h.opt.e.quick() && (n <= 65 || h.opt.e.slow()))
             ks.push_back(OPF_REDUCE_N_MAX);
         std::vector<const CallLayout*> lays;
-        for (const CallLayout* l : layouts_for(h, n, huge))
-            if (l->alias != Alias::InPlace2)
+        for (const CallLayout* l : layouts_for(h, n, turn(n) + 1))
+            if (l->alias == Alias::Distinct3 || l->alias == Alias::OutIsIn1 || l->alias == Alias::OutIsIn2)
                 lays.push_back(l);
         for (int k : ks) {
             std::optional<DataSet> d;
@@ -679,7 +1188,7 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
                 if (!chosen(prov))
                     continue;
                 opf_kernel_n_fn* fn = nullptr;
-                const int rc = opf_slot_kernel_n(op_id, kt, OPF_FORM_N, prov.c_name(), opf_count_t(n), &fn);
+                const int rc = opf_slot_kernel_n(op_id, kt, OPF_FORM_N, prov.c_name(), opf_count_t(kernel_count), &fn);
                 if (rc != OPF_SUCCESS || !fn)
                     continue;
                 const auto key = std::make_tuple(op_id, kt, kernel_id(reinterpret_cast<void*>(fn)));
@@ -687,15 +1196,15 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
                 if (!fresh && it->second != std::make_pair(h.level_index, prov.label))
                     continue;
                 if (!d)
-                    d = s.sources(derive_seed(h.opt.e.seed, op_id, 7000 + kt, n * 128 + size_t(k)), k, n);
+                    d = sources_at(k, n);
                 char level[32];
                 std::snprintf(level, sizeof level, "kernel_n k=%d", k);
                 CallInfo info{level, op, type, prov.label, nullptr, n};
                 if (!prov.name)
                     info.provider = std::string("selected->") +
-                                    or_unknown(opf_slot_provider_n(op_id, kt, OPF_FORM_N, opf_count_t(n)));
+                                    or_unknown(opf_slot_provider_n(op_id, kt, OPF_FORM_N, opf_count_t(kernel_count)));
                 for (size_t li = 0; li < lays.size(); ++li) {
-                    if (h.opt.e.quick() && li != size_t(n_calls + op_id) % lays.size())
+                    if (light && li != size_t(n_calls + op_id) % lays.size())
                         continue;
                     info.layout = lays[li];
                     state[p].tally.record(check_call_n(h, fn, info, *d));
@@ -705,19 +1214,31 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
             ++n_calls;
         }
     };
-    // The MX block types (33 bytes and 32 values an element, microseconds a
-    // block on the base's exact path) take the quick lengths below --slow:
-    // test/mx_exhaustive runs every pair of their element codes through
-    // every provider, and CI's deep tier could not afford more.
-    const bool block = opf::base::kernel_type_is_block(kt);
-    for (size_t n : block && !h.opt.e.slow() ? kQuickLengths : h.lengths) {
-        run(s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n), false);
-        run_n(n, false);
+    // A slot none of the providers serves costs nothing either: every
+    // offer of a provider is its kernel for some count, and its first is
+    // what opf_slot_kernels gives for a count below all of them.
+    const bool served = std::any_of(h.providers.begin(), h.providers.end(), [&](const Provider& prov) {
+        opf_kernel2_fn* fn2 = nullptr;
+        opf_kernel3_fn* fn3 = nullptr;
+        opf_kernel_n_fn* fn_n = nullptr;
+        opf_slot_kernels(op_id, kt, prov.c_name(), 1, &fn2, &fn3);
+        opf_slot_kernel_n(op_id, kt, OPF_FORM_N, prov.c_name(), 1, &fn_n);
+        return chosen(prov) && (fn2 || fn3 || fn_n);
+    });
+    if (!served)
+        return;
+    for (const SlotLength& l : slot_lengths(h, op_id, kt, offer_min_counts(h, op_id, kt, chosen))) {
+        if (l.pairs)
+            run(l.n, l.kernel_count, [&] { return pairs_at(l.n); }, l.nbuf);
+        if (l.nary)
+            run_n(l.n, l.kernel_count, l.light);
     }
     // Size tiers beyond the listed lengths: a provider may serve large counts
     // with other kernels. Probe growing counts; run the ones that bring a
     // kernel not seen yet (+3: a ragged tail after the vector body).
-    for (size_t n = 8192 + 3; n <= (size_t(1) << 20) + 3; n = 2 * (n - 3) + 3) {
+    const bool listed = !h.opt.e.lengths.empty();   // --lengths: those alone
+    for (size_t n = 8192 + 3; !listed && n <= std::min((size_t(1) << 20) + 3, h.opt.e.max_length);
+         n = 2 * (n - 3) + 3) {
         bool fresh = false;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             opf_kernel2_fn* fn2 = nullptr;
@@ -726,8 +1247,8 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
                 opf_slot_kernels(op_id, kt, h.providers[p].c_name(), opf_count_t(n), &fn2, &fn3);
             fresh |= (fn2 || fn3) && !h.seen.contains(slot_key(op_id, kt, fn2, fn3));
         }
-        if (fresh || h.opt.e.slow())
-            run(s.pairs(derive_seed(h.opt.e.seed, op_id, kt, n), n), true);
+        if (fresh)
+            run(n, n, [&] { return pairs_at(n); });
         bool fresh_n = false;
         for (size_t p = 0; p < h.providers.size(); ++p) {
             opf_kernel_n_fn* fn = nullptr;
@@ -735,15 +1256,26 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
                 opf_slot_kernel_n(op_id, kt, OPF_FORM_N, h.providers[p].c_name(), opf_count_t(n), &fn);
             fresh_n |= fn && !h.seen_n.contains(std::make_tuple(op_id, kt, kernel_id(reinterpret_cast<void*>(fn))));
         }
-        if ((fresh_n && !h.opt.e.quick()) || h.opt.e.slow())   // quick: make check's budget
-            run_n(n, true);
+        if (fresh_n && !h.opt.e.quick())   // quick: make check's budget
+            run_n(n, n, false);
     }
-    if (s.patterns && !h.opt.e.quick()) {
+    if (s.patterns && !h.opt.e.quick() && !listed && h.opt.e.max_length >= 65536) {
         const uint64_t seed = derive_seed(h.opt.e.seed, op_id, kt, 65536);
-        run(s.patterns(seed, false), true);
+        run(65536, 65536, [&] { return s.patterns(seed, false); });
         if (h.opt.e.slow())
-            run(s.patterns(seed, true), true);
+            run(65536, 65536, [&] { return s.patterns(seed, true); });
     }
+    // Several threads in each kernel that passed alone (a kernel that failed
+    // would only fail again, and one that faulted could take a thread down).
+    if (h.opt.e.threads())
+        for (size_t p = 0; p < h.providers.size(); ++p)
+            if (state[p].tally.failed == 0)
+                for (const auto& [fn2, fn3] : state[p].mine) {
+                    CallInfo info{"kernel", op, type, h.providers[p].label, nullptr, 0};
+                    if (!h.providers[p].name)
+                        info.provider = std::string("selected->") + or_unknown(opf_slot_provider(op_id, kt, fn3 ? 3 : 2, 1 << 16));
+                    check_threads(h, s, kt, info, fn2, fn3, state[p].tally, period, pairs_at);
+                }
     bool any = false;
     for (size_t p = 0; p < h.providers.size(); ++p) {
         Provider& prov = h.providers[p];
@@ -931,6 +1463,8 @@ std::vector<size_t> datatype_lengths(const Harness& h, int op_id, int kt)
     if (h.device_backend)
         return lengths;
     for (int nbuf : {2, 3}) {
+        if (!h.opt.e.lengths.empty())   // --lengths: those alone
+            break;
         opf_slot_tier_t tiers[8];
         int n = 0;
         if (opf_slot_tiers(op_id, kt, nbuf, tiers, 8, &n) != OPF_SUCCESS)
@@ -943,6 +1477,8 @@ std::vector<size_t> datatype_lengths(const Harness& h, int op_id, int kt)
     }
     std::sort(lengths.begin(), lengths.end());
     lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    lengths.erase(std::remove_if(lengths.begin(), lengths.end(), [&](size_t n) { return n > h.opt.e.max_length; }),
+                  lengths.end());
     return lengths;
 }
 
@@ -962,9 +1498,7 @@ void check_datatype(Harness& h, const DatatypeSpec& spec, size_t spec_size, Slot
     const bool extent_ok = opf_type_get_extent(type, &lb, &extent) == OPF_SUCCESS && lb == 0 &&
                            size_t(extent) == K.size;
     const bool kt_ok = opf_type_kernel_type(type, &kt) == OPF_SUCCESS && kt == spec.kt;
-    h.datatype_total.record(size_ok);
-    h.datatype_total.record(extent_ok);
-    h.datatype_total.record(kt_ok);
+    h.datatype_total.record(size_ok && extent_ok && kt_ok);   // one check: one FAIL line
     if (!size_ok || !extent_ok || !kt_ok) {
         std::printf("FAIL datatype %s: size %lld (spec %zu), lb %lld extent %lld (spec 0, %zu), kernel type %d (spec %d)\n",
                     tname.c_str(), (long long)size, spec_size, (long long)lb, (long long)extent,
@@ -1005,10 +1539,18 @@ void check_datatype(Harness& h, const DatatypeSpec& spec, size_t spec_size, Slot
         }
         const std::unique_ptr<engine::Target> t = h.datatype_target(type, op);
         for (size_t n : datatype_lengths(h, op_id, spec.kt)) {
-            const DataSet d = data.pairs(derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n), n);
+            DataSet d = data.pairs(derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n), n);
+            edge_sensitive(d, derive_seed(h.opt.e.seed, op_id, 5000 + spec.id, n + 1));
             info.n = n;
-            for (const CallLayout* lay : datatype_layouts(h)) {
+            for (const CallLayout* lay : datatype_layouts(h, n)) {
                 info.layout = lay;
+                // Who served the call: the selected table's provider for this
+                // count (a failure is that provider's kernel, or the way to it).
+                const char* who = h.device_backend ? "device"
+                                                   : opf_slot_provider(op_id, spec.kt,
+                                                                       engine::alias_two(lay->alias) ? 2 : 3,
+                                                                       opf_count_t(n));
+                info.provider = std::string("selected->") + or_unknown(who);
                 h.datatype_total.record(check_call(h, *t, info, d));
             }
         }
@@ -1342,13 +1884,16 @@ int main(int argc, char** argv)
         return rc;
     }
 
-    if (h.opt.e.quick())
-        h.lengths = kQuickLengths;
+    // The datatype level's lengths (the kernel level's are each slot's: slot_lengths).
+    if (!h.opt.e.lengths.empty())
+        h.lengths = h.opt.e.lengths;
+    else if (h.opt.e.quick())
+        h.lengths = kDatatypeQuickLengths;
     else if (h.opt.e.slow())
-        h.lengths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 23, 31, 32, 33, 47, 63, 64, 65, 127, 128, 129, 255,
-                     257, 1000, 4099, 65537};
+        h.lengths = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 15, 16, 17, 18, 23, 31, 32, 33, 38, 47, 63, 64, 65, 127, 128, 129,
+                     255, 257, 1000, 1001, 4099, 65537};
     else
-        h.lengths = {0, 1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 1000, 4099};
+        h.lengths = kDatatypeDeepLengths;
 
     opf_hw_info_t hw{};
     opf_hw_describe(&hw);

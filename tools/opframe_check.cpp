@@ -3,7 +3,8 @@
 //
 //   opframe_check [--provider NAME]... [--quick | --deep | --slow] [--mca NAME VALUE]...
 //                 [--list] [--seed N] [--function PAT]... [--skip PAT]... [--tier N]
-//                 [--native] [--max-failures N] [--bench] [-v] [--self-test]
+//                 [--native] [--max-failures N] [--max-length N] [--lengths LIST]
+//                 [--threads | --no-threads] [--bench] [-v] [--self-test]
 //
 // The program is test/conformance.cpp (the engine's run over every provider:
 // guarded buffers, fences, padding guards, faults captured per slot) with
@@ -45,7 +46,8 @@ namespace {
 const char kUsage[] =
     "usage: opframe_check [--provider NAME]... [--quick | --deep | --slow] [--mca NAME VALUE]...\n"
     "                     [--list] [--seed N] [--function PAT]... [--skip PAT]... [--tier N]\n"
-    "                     [--native] [--max-failures N] [--bench] [-v] [--self-test]\n"
+    "                     [--native] [--max-failures N] [--max-length N] [--lengths LIST]\n"
+    "                     [--threads | --no-threads] [--bench] [-v] [--self-test]\n"
     "\n"
     "Checks opframe's kernels against the conformance engine's independent reference: every\n"
     "(op, kernel type) slot each provider offers, 2- and 3-buffer kernels, on guarded buffers\n"
@@ -68,9 +70,10 @@ const char kUsage[] =
 // options also take --name=value.
 int option_arity(const std::string& a)
 {
-    static const char* const valued[] = {"--seed", "--function", "--skip", "--tier", "--max-failures", "--provider"};
-    static const char* const flags[] = {"--bench", "--quick", "--deep", "--slow", "-v", "--verbose", "--native",
-                                        "--self-test"};
+    static const char* const valued[] = {"--seed",       "--function", "--skip",      "--tier",
+                                         "--max-failures", "--provider", "--max-length", "--lengths"};
+    static const char* const flags[] = {"--bench", "--quick",  "--deep",      "--slow",    "-v",
+                                        "--verbose", "--native", "--self-test", "--threads", "--no-threads"};
     for (const char* v : valued) {
         if (a == v)
             return 1;

@@ -43,14 +43,30 @@ enum {
 #define OPF_MEM_HOST 0
 
 /* Host kernels: inout[i] = in[i] op inout[i] / out[i] = in1[i] op in2[i],
- * i < n; out may equal in1 or in2. They cannot fail. */
+ * i < n. They cannot fail.
+ * One buffer may be two operands: in may be inout (inout[i] = inout[i] op
+ * inout[i]); in1 may be in2, and out may be in1, in2 or both, each the very
+ * same address. Buffers never overlap otherwise: opframe hands a kernel the
+ * caller's pointers as they are, and a partial overlap is the caller's error
+ * (opf_reduce_local(3)).
+ * Reentrant: several threads run one kernel at once. op_base_threads cuts
+ * one call into adjacent ranges of its buffers (each range starts where the
+ * one before ends, a multiple of 64 elements from the call's start) and
+ * runs them at the same time, and a program's threads call the same slot.
+ * So a kernel keeps no mutable state outside its buffers (no scratch
+ * buffer in static storage; a counter is updated atomically), and reads
+ * and writes the n elements of its call and no byte beside them.
+ * opframe_component(3) has the whole contract; opframe_check(1) --deep
+ * checks it. */
 typedef void opf_kernel2_fn(const void *in, void *inout, opf_count_t n);
 typedef void opf_kernel3_fn(const void *in1, const void *in2, void *out, opf_count_t n);
 /* n-ary host kernel: out[i] = in[0][i] op in[1][i] op ... op in[k-1][i]
  * (1 <= k <= OPF_REDUCE_N_MAX), with the op's n-ary definition (opframe.h,
- * opf_reduce_local_n); out may equal any in[j]. `scalar` points to the
- * PreMulSum scalar (one element of the kernel type) for the premul forms,
- * and is NULL otherwise. They cannot fail. */
+ * opf_reduce_local_n); out may equal any in[j], and inputs may be one
+ * buffer (PreMulSum's 2-buffer call with inbuf == inoutbuf gives the same
+ * address as in[0], in[1] and out). `scalar` points to the PreMulSum scalar
+ * (one element of the kernel type) for the premul forms, and is NULL
+ * otherwise. Reentrant as the kernels above. They cannot fail. */
 typedef void opf_kernel_n_fn(const void *const in[], int k, void *out, opf_count_t n, const void *scalar);
 /* Device kernels, synchronous: done when they return. They return an OPF_*
  * code; on failure they say why with opf_component_set_error (component.h). */

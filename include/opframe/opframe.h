@@ -223,11 +223,14 @@ int opf_finalize(void);
 int opf_initialized(int *flag);
 
 /* ---- reductions --------------------------------------------------------- */
-/* inoutbuf[i] = inbuf[i] op inoutbuf[i]   (inbuf is the left operand) */
+/* inoutbuf[i] = inbuf[i] op inoutbuf[i]   (inbuf is the left operand);
+ * inbuf may be the same pointer as inoutbuf: inoutbuf[i] = x op x. */
 int opf_reduce_local(const void *inbuf, void *inoutbuf, opf_count_t count,
                      opf_datatype_t datatype, opf_op_t op);
-/* out[i] = in1[i] op in2[i]; out may be the same pointer as in1 or in2;
- * otherwise the buffers must be disjoint (partial overlap is undefined).
+/* out[i] = in1[i] op in2[i]; out may be the same pointer as in1, in2 or
+ * both, and in1 the same as in2; otherwise the buffers must be disjoint:
+ * a partial overlap is undefined (not detected: the kernel gets the
+ * pointers as they are). opf_reduce_local(3), "Buffers that are one".
  * Both calls accept buffers at any address: blocks that are not aligned for
  * their basic type run on the base kernels. A count whose buffers would span
  * more than 2^63 bytes is OPF_ERR_COUNT; a type without data does nothing. */

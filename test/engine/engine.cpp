@@ -2,16 +2,22 @@
 #include "test/engine/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <condition_variable>
+#include <mutex>
 #include <random>
+#include <thread>
 
 #include <fnmatch.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -127,6 +133,52 @@ thread_local FencedPool fenced_pool;
 }();
 } // namespace
 
+// expected(i) repeats every 65,536 bytes (i * 29 and i >> 8 taken modulo
+// 256): the guards before and after the data, up to a page per buffer on
+// every call, are written and compared eight bytes at a time from a table
+// of one period (byte by byte, they were a third of a deep run).
+namespace {
+const unsigned char *guard_period()
+{
+    static const std::vector<unsigned char> table = [] {
+        std::vector<unsigned char> t(65536 + 8);
+        for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<unsigned char>(0xa5 ^ (i * 29) ^ (i >> 8));
+        return t;
+    }();
+    return table.data();
+}
+} // namespace
+
+void GuardedBuffer::fill_guards(std::size_t from, std::size_t to)
+{
+    const unsigned char *period = guard_period();
+    const uint64_t salt = 0x0101010101010101ULL * salt_;
+    std::size_t i = from;
+    for (; i + 8 <= to; i += 8) {
+        uint64_t w;
+        std::memcpy(&w, period + (i & 0xffff), 8);   // (the table runs 8 bytes past its period)
+        w ^= salt;
+        std::memcpy(image_ + i, &w, 8);
+    }
+    for (; i < to; ++i) image_[i] = expected(i);
+}
+
+std::size_t GuardedBuffer::first_bad_guard(std::size_t from, std::size_t to) const
+{
+    const unsigned char *period = guard_period();
+    const uint64_t salt = 0x0101010101010101ULL * salt_;
+    std::size_t i = from;
+    for (; i + 8 <= to; i += 8) {
+        uint64_t want, got;
+        std::memcpy(&want, period + (i & 0xffff), 8);
+        std::memcpy(&got, image_ + i, 8);
+        if ((want ^ salt) != got) break;
+    }
+    for (; i < to; ++i)
+        if (image_[i] != expected(i)) return i;
+    return to;
+}
+
 GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::size_t shift, Fence fence)
     : layout_(layout), n_(n)
 {
@@ -163,13 +215,18 @@ GuardedBuffer::GuardedBuffer(const ElementLayout &layout, std::size_t n, std::si
     // Guard pattern on every non-data byte; data bytes start at zero (the
     // caller sets them: set_elements, fill_data).
     const std::size_t start = data_offset(), end = start + span;
-    for (std::size_t i = 0; i < start; ++i) image_[i] = expected(i);
+    fill_guards(0, start);
     std::memset(image_ + start, 0, span);
-    if (!layout.dense())
-        for (std::size_t e = 0; e * layout.extent < span; ++e)
-            for (std::size_t p : padding_)
-                if (e * layout.extent + p < span) image_[start + e * layout.extent + p] = expected(start + e * layout.extent + p);
-    for (std::size_t i = end; i < image_bytes_; ++i) image_[i] = expected(i);
+    if (!layout.dense()) {
+        // (element by element, no bound check but for the last: megabytes of
+        // pairs at the long lengths)
+        const std::size_t ext = layout.extent, whole = span / ext;
+        for (std::size_t e = 0, at = start; e < whole; ++e, at += ext)
+            for (std::size_t p : padding_) image_[at + p] = expected(at + p);
+        for (std::size_t p : padding_)
+            if (whole * ext + p < span) image_[start + whole * ext + p] = expected(start + whole * ext + p);
+    }
+    fill_guards(end, image_bytes_);
 }
 
 GuardedBuffer::~GuardedBuffer()
@@ -178,25 +235,25 @@ GuardedBuffer::~GuardedBuffer()
     else ::operator delete(mapping_, std::align_val_t(64));
 }
 
-// The guard pattern of a non-data byte: varies with the position (a shifted
-// copy of the buffer onto itself is no match) and with the buffer (nor is a
-// copy of another operand's padding).
-unsigned char GuardedBuffer::expected(std::size_t i) const
-{
-    return static_cast<unsigned char>(0xa5 ^ (i * 29) ^ (i >> 8) ^ salt_);
-}
-
-void GuardedBuffer::set_elements(const void *elements)
+void GuardedBuffer::set_elements(const void *elements, std::size_t rows, std::size_t start)
 {
     auto src = static_cast<const unsigned char *>(elements);
     const std::size_t ext = layout_.extent;
-    if (layout_.dense()) {   // (element by element, field by field, it was a third of a quick run)
-        if (n_) std::memcpy(data_, src, n_ * ext);
-        return;
+    if (rows > n_) rows = n_;
+    if (rows == 0) return;   // (nothing to repeat: n is 0 too)
+    for (std::size_t i = 0, at = start % rows; i < n_; at = 0) {
+        const std::size_t m = std::min(rows - at, n_ - i);
+        unsigned char *to = data_ + i * ext;
+        const unsigned char *from = src + at * ext;
+        if (layout_.dense()) {   // (element by element, field by field, it was a third of a quick run)
+            std::memcpy(to, from, m * ext);
+        } else {
+            for (std::size_t e = 0; e < m; ++e)
+                for (const ElementLayout::Field &f : layout_.fields)
+                    std::memcpy(to + e * ext + f.offset, from + e * ext + f.offset, f.size);
+        }
+        i += m;
     }
-    for (std::size_t i = 0; i < n_; ++i)
-        for (const ElementLayout::Field &f : layout_.fields)
-            std::memcpy(data_ + i * ext + f.offset, src + i * ext + f.offset, f.size);
 }
 
 void GuardedBuffer::fill_data(unsigned char byte)
@@ -217,19 +274,26 @@ void GuardedBuffer::fill_data(unsigned char byte)
 std::size_t GuardedBuffer::next_damaged(std::size_t from) const
 {
     const std::size_t start = data_offset(), span = layout_.span(n_), end = start + span, ext = layout_.extent;
-    for (std::size_t i = from; i < std::min(start, image_bytes_); ++i)
-        if (image_[i] != expected(i)) return i;
-    // Inside the data span only padding bytes are guards: element by element.
-    if (!layout_.dense() && from < end) {
-        for (std::size_t e = from > start ? (from - start) / ext : 0; e * ext < span; ++e)
-            for (std::size_t p : padding_) {
-                const std::size_t i = start + e * ext + p;
-                if (i >= from && i < end && image_[i] != expected(i)) return i;
-            }
+    if (from < start) {
+        const std::size_t bad = first_bad_guard(from, std::min(start, image_bytes_));
+        if (bad < std::min(start, image_bytes_)) return bad;
     }
-    for (std::size_t i = std::max(from, end); i < image_bytes_; ++i)
-        if (image_[i] != expected(i)) return i;
-    return image_bytes_;
+    // Inside the data span only padding bytes are guards: element by element
+    // (the first and the last with bound checks, the others without).
+    if (!layout_.dense() && from < end) {
+        const std::size_t first = from > start ? (from - start) / ext : 0, whole = span / ext;
+        for (std::size_t e = first; e * ext < span; ++e) {
+            const std::size_t at = start + e * ext;
+            if (e == first || e >= whole) {
+                for (std::size_t p : padding_)
+                    if (at + p >= from && at + p < end && image_[at + p] != expected(at + p)) return at + p;
+                continue;
+            }
+            for (std::size_t p : padding_)
+                if (image_[at + p] != expected(at + p)) return at + p;
+        }
+    }
+    return first_bad_guard(std::max(from, end), image_bytes_);
 }
 
 std::optional<Damage> GuardedBuffer::damage() const
@@ -261,46 +325,65 @@ std::size_t GuardedBuffer::damaged_bytes() const
 const char *alias_name(Alias a)
 {
     switch (a) {
-    case Alias::InPlace2: return "2-buffer in place";
-    case Alias::Distinct3: return "3-buffer out distinct";
-    case Alias::OutIsIn1: return "3-buffer out==in1";
-    default: return "3-buffer out==in2";
+    case Alias::Two: return "inout = in op inout";
+    case Alias::TwoSame: return "x = x op x, in == inout";
+    case Alias::Distinct3: return "out = in1 op in2";
+    case Alias::OutIsIn1: return "in1 = in1 op in2";
+    case Alias::OutIsIn2: return "in2 = in1 op in2";
+    case Alias::In1IsIn2: return "out = x op x, in1 == in2";
+    default: return "x = x op x, in1 == in2 == out";
     }
 }
 
+bool alias_two(Alias a) { return a == Alias::Two || a == Alias::TwoSame; }
+bool alias_self(Alias a) { return a == Alias::TwoSame || a == Alias::In1IsIn2 || a == Alias::AllSame3; }
+
+// Names say which call (2- or 3-buffer), which operands are one buffer
+// (==), how the starts are shifted and which fence the buffers have; the
+// rest is guard bytes, no shift. The self-test picks entries by index:
+// new ones go at the end.
 const std::vector<CallLayout> &call_layouts()
 {
     using F = Fence;
     using A = Alias;
+    using R = Reach;
     static const std::vector<CallLayout> table = {
-        {"in-place", A::InPlace2, {0, 0, 0}, F::Bytes},
-        {"in-place, page after", A::InPlace2, {0, 0, 0}, F::PageAfter},
-        {"in-place, page before", A::InPlace2, {0, 0, 0}, F::PageBefore},
-        {"in-place, +1/+3 elements", A::InPlace2, {1, 3, 0}, F::Bytes},
-        {"3-buffer", A::Distinct3, {0, 0, 0}, F::Bytes},
-        {"3-buffer, page after", A::Distinct3, {0, 0, 0}, F::PageAfter},
-        {"3-buffer, page before", A::Distinct3, {0, 0, 0}, F::PageBefore},
-        {"3-buffer, +0/+1/+2 elements", A::Distinct3, {0, 1, 2}, F::Bytes},
-        {"out==in1", A::OutIsIn1, {0, 0, 0}, F::Bytes},
-        {"out==in1, page after", A::OutIsIn1, {0, 0, 0}, F::PageAfter},
-        {"out==in2", A::OutIsIn2, {0, 0, 0}, F::Bytes},
-        {"out==in2, +1 element, page before", A::OutIsIn2, {1, 1, 0}, F::PageBefore},
+        {"2-buffer", A::Two, {0, 0, 0}, F::Bytes, R::Short},
+        {"2-buffer, page after", A::Two, {0, 0, 0}, F::PageAfter, R::Big},
+        {"2-buffer, page before", A::Two, {0, 0, 0}, F::PageBefore, R::Medium},
+        {"2-buffer, in +1, inout +3 elements", A::Two, {1, 3, 0}, F::Bytes, R::Short},
+        {"3-buffer", A::Distinct3, {0, 0, 0}, F::Bytes, R::Short},
+        {"3-buffer, page after", A::Distinct3, {0, 0, 0}, F::PageAfter, R::Big},
+        {"3-buffer, page before", A::Distinct3, {0, 0, 0}, F::PageBefore, R::Medium},
+        {"3-buffer, in2 +1, out +2 elements", A::Distinct3, {0, 1, 2}, F::Bytes, R::Short},
+        {"3-buffer, out==in1", A::OutIsIn1, {0, 0, 0}, F::Bytes, R::Medium},
+        {"3-buffer, out==in1, page after", A::OutIsIn1, {0, 0, 0}, F::PageAfter, R::Big},
+        {"3-buffer, out==in2", A::OutIsIn2, {0, 0, 0}, F::Bytes, R::Big},
+        {"3-buffer, out==in2, +1 element, page before", A::OutIsIn2, {1, 1, 0}, F::PageBefore, R::Short},
+        {"2-buffer, in==inout", A::TwoSame, {0, 0, 0}, F::Bytes, R::Short},
+        {"2-buffer, in==inout, page after", A::TwoSame, {0, 0, 0}, F::PageAfter, R::Medium},
+        {"3-buffer, in1==in2", A::In1IsIn2, {0, 0, 0}, F::Bytes, R::Short},
+        {"3-buffer, in1==in2==out, page after", A::AllSame3, {0, 0, 0}, F::PageAfter, R::Medium},
     };
     return table;
 }
 
-// The layouts every length runs (the others run on the short lengths, or
-// on all of them with --slow): each alias once, both page fences.
-bool layout_is_basic(const CallLayout &l)
+bool layout_runs(const CallLayout &l, std::size_t n, bool slow)
 {
-    return l.shift[0] == 0 && l.shift[1] == 0 && l.shift[2] == 0 &&
-           (l.fence != Fence::Bytes || l.alias == Alias::OutIsIn1 || l.alias == Alias::OutIsIn2);
+    if (slow) return true;
+    switch (l.reach) {
+    case Reach::Short: return n <= kShortLength;
+    case Reach::Medium: return n <= kMediumLength;
+    default: return true;
+    }
 }
 
 // ---- crash capture ------------------------------------------------------------------------
 namespace {
-sigjmp_buf fault_jump;
-volatile sig_atomic_t fault_armed = 0;
+// Per thread: a fault is a synchronous signal, delivered to the thread that
+// caused it, so each thread jumps back into its own captured call.
+thread_local sigjmp_buf fault_jump;
+thread_local volatile sig_atomic_t fault_armed = 0;
 const int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE};
 
 void on_fault(int sig)
@@ -315,15 +398,18 @@ void on_fault(int sig)
 
 void install_fault_handlers()
 {
-    static bool done = false;
-    if (done) return;
-    done = true;
-    // Its own stack: a stack overflow is a fault too.
-    static std::vector<char> alt(1 << 16);
-    stack_t ss{};
-    ss.ss_sp = alt.data();
-    ss.ss_size = alt.size();
-    sigaltstack(&ss, nullptr);
+    // Its own stack, per thread: a stack overflow is a fault too.
+    thread_local bool stack_set = false;
+    if (!stack_set) {
+        stack_set = true;
+        thread_local std::vector<char> alt(1 << 16);
+        stack_t ss{};
+        ss.ss_sp = alt.data();
+        ss.ss_size = alt.size();
+        sigaltstack(&ss, nullptr);
+    }
+    static std::atomic<bool> done{false};
+    if (done.exchange(true)) return;
     struct sigaction sa{};
     sa.sa_handler = on_fault;
     sa.sa_flags = SA_ONSTACK | SA_NODEFER;
@@ -351,6 +437,110 @@ const char *signal_name(int sig)
     case SIGFPE: return "SIGFPE";
     default: return "signal";
     }
+}
+
+// ---- threads ---------------------------------------------------------------------------------
+// The team's threads are helpers, each bound to a CPU of its own where the
+// process may use enough of them (else they share), and they sleep between
+// runs: they must not take CPU time from the caller's checks, nor from the
+// other programs of a busy machine. The caller sleeps while they work. At a
+// run each counts itself in at a start line and spins until all are there
+// (a woken thread takes a scheduler's tick or more to run: without the line
+// the first would be done before the last began), yielding its CPU after a
+// while only when two of them share one.
+struct Team::State {
+    std::vector<std::thread> helpers;
+    std::mutex m;
+    std::condition_variable wake, done;
+    uint64_t generation = 0;   // guarded by m
+    int finished = 0;          // guarded by m
+    bool stopping = false;     // guarded by m
+    std::atomic<int> at_start{0};
+    bool share_cpus = false;
+    const std::function<void(int)> *work = nullptr;
+    std::vector<int> *faults = nullptr;
+};
+
+namespace {
+template <class Ready> void spin_until(Ready ready, bool yield_soon)
+{
+    using clock = std::chrono::steady_clock;
+    const auto patience = yield_soon ? std::chrono::microseconds(20) : std::chrono::milliseconds(20);
+    const auto t0 = clock::now();
+    for (unsigned spins = 0; !ready(); ++spins)
+        if ((spins & 255) == 0 && clock::now() - t0 > patience) sched_yield();
+}
+} // namespace
+
+Team::Team(int threads) : threads_(std::max(1, threads)), state_(new State)
+{
+    State *st = state_;
+    const int all = threads_;
+    std::vector<int> cpus;   // the CPUs this process may use, in order
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) cpus.push_back(c);
+    st->share_cpus = int(cpus.size()) < all;
+    for (int w = 0; w < all; ++w)
+        st->helpers.emplace_back([st, w, all, cpus] {
+            if (!st->share_cpus) {
+                cpu_set_t one;
+                CPU_ZERO(&one);
+                CPU_SET(cpus[std::size_t(w)], &one);
+                pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+            }
+            uint64_t seen = 0;
+            for (;;) {
+                {
+                    std::unique_lock lock(st->m);
+                    st->wake.wait(lock, [&] { return st->stopping || st->generation != seen; });
+                    if (st->stopping) return;
+                    seen = st->generation;
+                }
+                st->at_start.fetch_add(1);
+                spin_until([&] { return st->at_start.load() >= all; }, st->share_cpus);
+                const std::function<void(int)> &f = *st->work;
+                (*st->faults)[std::size_t(w)] = run_capturing_faults([&] { f(w); });
+                std::lock_guard lock(st->m);
+                if (++st->finished == all) st->done.notify_one();
+            }
+        });
+}
+
+Team::~Team()
+{
+    {
+        std::lock_guard lock(state_->m);
+        state_->stopping = true;
+    }
+    state_->wake.notify_all();
+    for (std::thread &t : state_->helpers) t.join();
+    delete state_;
+}
+
+void Team::run(const std::function<void(int)> &f, std::vector<int> &faults)
+{
+    State *st = state_;
+    faults.assign(std::size_t(threads_), 0);
+    std::unique_lock lock(st->m);
+    st->at_start.store(0);
+    st->finished = 0;
+    st->work = &f;
+    st->faults = &faults;
+    ++st->generation;
+    st->wake.notify_all();
+    st->done.wait(lock, [&] { return st->finished == threads_; });
+}
+
+// The threads this process may run on at once (its CPU affinity), at least 1.
+int usable_cpus()
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return int(std::max(1u, std::thread::hardware_concurrency()));
+    return std::max(1, CPU_COUNT(&set));
 }
 
 // ---- device backends: mirrored images ------------------------------------------------------
@@ -426,6 +616,32 @@ bool Options::parse(int argc, char **argv, int &i)
             std::exit(2);
         }
         tier = int(t);
+    } else if (const char *v = value("--max-length")) {
+        char *end = nullptr;
+        const unsigned long long m = std::strtoull(v, &end, 10);
+        if (!end || *end || !*v || *v == '-') {
+            std::fprintf(stderr, "bad --max-length '%s': a count of elements\n", v);
+            std::exit(2);
+        }
+        max_length = std::size_t(m);
+    } else if (const char *v = value("--lengths")) {
+        // Comma-separated counts, e.g. 1,4099,131075.
+        lengths.clear();
+        for (const char *p = v;;) {
+            char *end = nullptr;
+            const unsigned long long m = std::strtoull(p, &end, 10);
+            if (end == p || *p == '-' || (*end && *end != ',') || m > (1ULL << 40)) {
+                std::fprintf(stderr, "bad --lengths '%s': counts of elements separated by commas\n", v);
+                std::exit(2);
+            }
+            lengths.push_back(std::size_t(m));
+            if (!*end) break;
+            p = end + 1;
+        }
+        std::sort(lengths.begin(), lengths.end());
+        lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    } else if (arg == "--threads" || arg == "--no-threads") {
+        threads_ = arg == "--threads" ? 1 : -1;
     } else if (arg == "--bench") {
         bench = true;
     } else if (arg == "--quick" || arg == "--deep" || arg == "--slow") {
@@ -467,11 +683,18 @@ const char *Options::help()
            "  --tier N          only each provider's N-th size tier of a slot: the N-th distinct\n"
            "                    kernel it serves as counts grow (0: its first; a streaming tier is 1)\n"
            "  --bench           time every kernel checked (median ns, and the ratio to the base)\n"
-           "  --quick           the quick form (make check): the quick lengths, one ISA level\n"
-           "  --deep            the deep form (CI): all lengths, every ISA level, exhaustive 16-bit runs\n"
-           "                    (8-bit floats: every pair of patterns)\n"
-           "  --slow            deeper still: more lengths, every layout at every length\n"
+           "  --quick           the quick form (make check): lengths 0 1 2 3 8 17 18 38 65 1000 1001\n"
+           "                    and each offer's self-test lengths, one ISA level\n"
+           "  --deep            the deep form (CI): every power of two to 2^20 and its neighbours,\n"
+           "                    every ISA level, the thread check, exhaustive 16-bit runs (8-bit\n"
+           "                    floats: every pair of patterns)\n"
+           "  --slow            deeper still: every neighbour of every power of two for every slot,\n"
+           "                    every layout at every length\n"
            "                    (default: $OPF_CHECK_DEPTH = quick, deep or slow; else quick)\n"
+           "  --max-length N    no call on more than N elements\n"
+           "  --lengths LIST    exactly these lengths (comma-separated) for every slot\n"
+           "  --threads         the thread check at any depth (several threads in one kernel at once)\n"
+           "  --no-threads      no thread check, at any depth\n"
            "  -v                one line per slot and provider\n";
 }
 

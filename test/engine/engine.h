@@ -9,8 +9,12 @@
 //     element's padding (pairs, x87 long double); variants that end exactly
 //     at a PROT_NONE page (over-reads fault) and that start right after one
 //     (under-reads fault);
-//   * a named table of layouts: 2-buffer in place, 3-buffer distinct,
-//     out == in1, out == in2, at element offsets and misaligned by elements;
+//   * a named table of layouts: 2-buffer (in, inout distinct), in == inout,
+//     3-buffer distinct, out == in1, out == in2, in1 == in2, all three one
+//     buffer, at element offsets and misaligned by elements (opframe_check(1)
+//     lists every name);
+//   * a team of threads that calls one kernel on adjacent ranges of one
+//     call's buffers at once (kernels must be reentrant: opframe_component(3));
 //   * crash capture: a kernel that faults (SIGSEGV, SIGBUS, SIGILL, SIGFPE) is
 //     reported against its slot and provider, and the run goes on;
 //   * backends: where a call's buffers live. Host memory runs the call on
@@ -25,6 +29,7 @@
 #include <csetjmp>
 #include <cstddef>
 #include <cstdint>
+#include <climits>
 #include <functional>
 #include <optional>
 #include <string>
@@ -106,8 +111,9 @@ public:
     std::size_t data_offset() const { return std::size_t(data_ - image_); }
 
     // Copies the data bytes of n elements (laid out with the element
-    // extent) in; padding keeps its guard pattern.
-    void set_elements(const void *elements);
+    // extent) in; padding keeps its guard pattern. `elements` holds `rows`
+    // elements (n if not given); element i is (start + i) % rows of them.
+    void set_elements(const void *elements, std::size_t rows = SIZE_MAX, std::size_t start = 0);
     // Every data byte set to `byte` (an output never written must not pass).
     void fill_data(unsigned char byte);
     // The first non-data byte (guard or padding) that changed, if any.
@@ -116,8 +122,19 @@ public:
     std::size_t damaged_bytes() const;
 
 private:
-    unsigned char expected(std::size_t image_offset) const;
+    // The guard pattern of a non-data byte: varies with the position (a
+    // shifted copy of the buffer onto itself is no match) and with the buffer
+    // (nor is a copy of another operand's padding). Inline: it runs once per
+    // padding byte of every element, megabytes at the long lengths.
+    unsigned char expected(std::size_t i) const
+    {
+        return static_cast<unsigned char>(0xa5 ^ (i * 29) ^ (i >> 8) ^ salt_);
+    }
     std::size_t next_damaged(std::size_t from) const;
+    // Image bytes [from, to) set to, or compared with, their guard pattern
+    // (the first that differs, or `to`).
+    void fill_guards(std::size_t from, std::size_t to);
+    std::size_t first_bad_guard(std::size_t from, std::size_t to) const;
     const ElementLayout &layout_;
     std::size_t n_;
     std::vector<std::size_t> padding_;   // the byte offsets in an element that are no data
@@ -130,21 +147,70 @@ private:
 };
 
 // ---- layouts: how the operands of a call sit ----------------------------------------
-enum class Alias { InPlace2, Distinct3, OutIsIn1, OutIsIn2 };
-const char *alias_name(Alias a);
+// Which operands are one buffer. The 2-buffer call computes inout = in op
+// inout; the 3-buffer one out = in1 op in2.
+enum class Alias {
+    Two,        // in and inout distinct
+    TwoSame,    // in == inout: inout = inout op inout
+    Distinct3,  // in1, in2, out distinct
+    OutIsIn1,   // out == in1
+    OutIsIn2,   // out == in2
+    In1IsIn2,   // in1 == in2, out distinct: out = in1 op in1
+    AllSame3,   // in1 == in2 == out
+};
+const char *alias_name(Alias a);   // the call it makes, e.g. "in1 = in1 op in2"
+bool alias_two(Alias a);           // a 2-buffer call
+// Both operands are one buffer (the reference is then x op x).
+bool alias_self(Alias a);
+// The longest lengths a layout runs at, below --slow (which runs every
+// layout at every length).
+enum class Reach {
+    Short,    // lengths up to kShortLength
+    Medium,   // up to kMediumLength
+    Big,      // every length
+};
+constexpr std::size_t kShortLength = 65, kMediumLength = 4099;
 struct CallLayout {
     const char *name;
     Alias alias;
     std::size_t shift[3];   // elements after the natural start of in1, in2, out
     Fence fence;
+    Reach reach;
 };
-// The named table. `quick` keeps the ones every length runs.
+// The named table (opframe_check(1) lists it).
 const std::vector<CallLayout> &call_layouts();
-bool layout_is_basic(const CallLayout &l);
+// Whether a layout runs at length n (slow: every layout at every length).
+bool layout_runs(const CallLayout &l, std::size_t n, bool slow);
+
+// ---- threads: one kernel called on several threads at once ---------------------------
+// A team of `threads` threads (the caller is thread 0) that run one
+// function at the same moment: each waits at a start line until all are
+// there, so that their calls overlap in time as far as the cores allow.
+class Team {
+public:
+    explicit Team(int threads);
+    ~Team();
+    Team(const Team &) = delete;
+    Team &operator=(const Team &) = delete;
+    int threads() const { return threads_; }
+    // Runs f(w) for w = 0 .. threads-1, each on its own thread, all
+    // released at once; returns when every call has returned. A fault in
+    // a call (SIGSEGV, ...) is captured on its thread: faults[w] is the
+    // signal, or 0.
+    void run(const std::function<void(int)> &f, std::vector<int> &faults);
+
+private:
+    struct State;
+    int threads_;
+    State *state_;
+};
+// The CPUs this process may run on (sched_getaffinity), at least 1.
+int usable_cpus();
 
 // ---- crash capture ------------------------------------------------------------------------
 // Runs f; 0 if it returned, else the number of the signal it died of (the
-// process goes on: the kernel's stack is abandoned with siglongjmp).
+// process goes on: the kernel's stack is abandoned with siglongjmp). Per
+// thread: a Team's threads capture their own faults.
 int run_capturing_faults(const std::function<void()> &f);
 const char *signal_name(int sig);
 
@@ -226,6 +292,13 @@ struct Options {
     bool bench = false, verbose = false;
     Depth depth = Depth::Quick;
     int tier = -1;   // --tier N: only each provider's N-th size tier of a slot (0: its first); -1: all
+    // --max-length N: no call longer than N elements; --lengths LIST: exactly
+    // these lengths (no rotation, no size-tier lengths, no pattern runs).
+    std::size_t max_length = SIZE_MAX;
+    std::vector<std::size_t> lengths;
+    // The thread check (kernels called on several threads at once): on by
+    // default from --deep on; --threads / --no-threads decide at any depth.
+    bool threads() const { return threads_ != 0 ? threads_ > 0 : depth != Depth::Quick; }
     bool quick() const { return depth == Depth::Quick; }
     bool slow() const { return depth == Depth::Slow; }
     // Takes argv[i] (and its value) if it is an engine option; false otherwise.
@@ -238,6 +311,7 @@ struct Options {
 
 private:
     bool seeded_ = false, depth_given_ = false;
+    int threads_ = 0;   // 1: --threads, -1: --no-threads, 0: the depth's default
 };
 
 // ---- benchmarks -------------------------------------------------------------------------------
