@@ -1,5 +1,5 @@
 #!/bin/sh
-# opframe_info, what issue 11 added (run by `make check`):
+# opframe_info, each view (run by `make check`):
 #   1. a broken component file is warned about once per run, whatever the
 #      view, also when opf_init fails and every later call retries it;
 #   2. --hw lists the devices the components found (the opencl component's,
@@ -82,7 +82,7 @@ out=$("$info" --explain sum float --mem nosuch 2>&1)
 rc=$?
 check "--explain --mem nosuch: exit status 2 (got $rc)" test $rc -eq 2
 
-# ---- issue 25: names in any case ----------------------------------------------------
+# ---- names in any case ------------------------------------------------------------
 simd=$top/components/simd/.libs
 if [ -f "$simd/opf_op_avx2.so" ]; then
     out=$(OPF_MCA_mca_component_path=$simd "$info" --param OP AVX2 2>&1)

@@ -1,4 +1,4 @@
-/* The introspection calls issue 11 added, on bad input and by name:
+/* The introspection calls, on bad input and by name:
  * opf_component_device_add refuses unknown components and empty names,
  * opf_device_describe bad indices, and memory kinds resolve by name. */
 #include <stdio.h>

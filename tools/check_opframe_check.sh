@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 34, item 4: opframe_check, the installed conformance tool, as a
+# opframe_check, the installed conformance tool, as a
 # component writer runs it (opframe_check(1)): their component file in a
 # directory of its own, named with --mca mca_component_path, checked with
 # --provider NAME --quick. The example component passes; the test component

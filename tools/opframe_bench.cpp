@@ -25,7 +25,7 @@
 // which splits a cache line on most 64-byte loads); each row is measured at
 // each alignment, and the summary reports the worse. Default 16; --suite: 64,16.
 //
-// --inputs K (issue 26) times instead opf_reduce_local_n on K inputs, side by side with the chain
+// --inputs K times instead opf_reduce_local_n on K inputs, side by side with the chain
 // of K - 1 opf_reduce_local3 calls it equals ("chain3"), each provider's n-ary kernel called
 // directly, and "memrefN", the roofline of the same traffic, (K + 1) * bytes per call: the fastest
 // of a plain float loop out[i] = in_0[i] + ... + in_K-1[i] and (x86, AVX2) a loop that ors the
