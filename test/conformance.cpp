@@ -909,7 +909,8 @@ bool calls_overlapped(const std::vector<std::pair<int64_t, int64_t>>& spans)
     return false;
 }
 
-// How long one call of the kernel on `n` elements takes, in nanoseconds.
+// How long one call of the kernel (fn2, or fn3 where fn2 is null) on d.n
+// elements takes, in nanoseconds.
 int64_t time_one_call(const SlotData& s, const DataSet& d, opf_kernel2_fn* fn2, opf_kernel3_fn* fn3)
 {
     const ElementLayout& L = *s.kind->layout;
@@ -917,10 +918,10 @@ int64_t time_one_call(const SlotData& s, const DataSet& d, opf_kernel2_fn* fn2, 
     d.fill(in1, 0);
     d.fill(in2, 1);
     const auto t0 = std::chrono::steady_clock::now();
-    if (fn3)
-        fn3(in1.data(), in2.data(), out.data(), opf_count_t(d.n));
-    else
+    if (fn2)
         fn2(in1.data(), in2.data(), opf_count_t(d.n));
+    else
+        fn3(in1.data(), in2.data(), out.data(), opf_count_t(d.n));
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
 }
 
@@ -931,41 +932,43 @@ bool check_threads(Harness& h, const SlotData& s, int kt, CallInfo info, opf_ker
     static engine::Team team(threads);
     const ElementLayout& L = *s.kind->layout;
     const size_t ext = s.kind->size;
-    // The chunk: 256 KiB per operand (MX block types: 64 blocks), four
-    // times more while one call takes under 20 us (up to 4 MiB; a quarter
-    // while it takes over 200 us, down to 64 elements): calls that
-    // short would rarely overlap (threads start some microseconds apart).
-    // Calls under 20 us even then (NO_OP: touching nothing) are run
-    // kOverlapsWanted rounds, their overlap unreported.
-    size_t grain = opf::base::kernel_type_is_block(kt) ? 64 : std::max<size_t>(64, (size_t(256) << 10) / ext / 64 * 64);
-    int64_t ns = 0;
-    for (;; grain *= 4) {
-        if (size_t(threads) * grain > h.opt.e.max_length)
-            return true;
-        const DataSet d = data_at(grain);
-        ns = INT64_MAX;   // (the fastest of three: a busy machine stretches some)
-        for (int k = 0; k < 3; ++k)
-            ns = std::min(ns, time_one_call(s, d, fn2, fn3));
-        if (ns >= 20000 || grain * ext >= (size_t(4) << 20))
-            break;
-    }
-    // A slow kernel (soft float, long double): a quarter of the chunk while
-    // a call takes over 200 us (the time scales with the count).
-    for (; ns > 200000 && grain >= 256; ns /= 4)
-        grain = grain / 4 / 64 * 64;
-    const bool measurable = ns >= 20000;
     bool all_ok = true;
-    for (size_t chunk : {grain, grain + 3}) {
-        if (chunk % period == 0)   // (every range would hold the same values)
-            ++chunk;
-        const size_t n = size_t(threads) * chunk;
-        if (n > h.opt.e.max_length)
+    for (bool two : {true, false}) {
+        if (two ? !fn2 : !fn3)
             continue;
-        const DataSet d = data_at(n);
-        info.n = n;
-        for (bool two : {true, false}) {
-            if (two ? !fn2 : !fn3)
+        // The chunk, for this kernel: 256 KiB per operand (MX block types: 64
+        // blocks), four times more while one call takes under 20 us (up to
+        // 4 MiB; a quarter while it takes over 200 us, down to 64 elements):
+        // calls that short would rarely overlap (threads start some
+        // microseconds apart). Calls under 20 us even then (NO_OP's 2-buffer
+        // kernel: it touches nothing) are run kOverlapsWanted rounds, their
+        // overlap unreported.
+        size_t grain =
+            opf::base::kernel_type_is_block(kt) ? 64 : std::max<size_t>(64, (size_t(256) << 10) / ext / 64 * 64);
+        int64_t ns = 0;
+        for (;; grain *= 4) {
+            if (size_t(threads) * grain > h.opt.e.max_length)
+                return all_ok;
+            const DataSet d = data_at(grain);
+            ns = INT64_MAX;   // (the fastest of three: a busy machine stretches some)
+            for (int k = 0; k < 3; ++k)
+                ns = std::min(ns, time_one_call(s, d, two ? fn2 : nullptr, fn3));
+            if (ns >= 20000 || grain * ext >= (size_t(4) << 20))
+                break;
+        }
+        // A slow kernel (soft float, long double): a quarter of the chunk
+        // while a call takes over 200 us (the time scales with the count).
+        for (; ns > 200000 && grain >= 256; ns /= 4)
+            grain = grain / 4 / 64 * 64;
+        const bool measurable = ns >= 20000;
+        for (size_t chunk : {grain, grain + 3}) {
+            if (chunk % period == 0)   // (every range would hold the same values)
+                ++chunk;
+            const size_t n = size_t(threads) * chunk;
+            if (n > h.opt.e.max_length)
                 continue;
+            const DataSet d = data_at(n);
+            info.n = n;
             info.layout = &thread_layout(two, chunk);
             GuardedBuffer in1(L, n, 0, Fence::Bytes), in2(L, n, 0, Fence::Bytes), out(L, two ? 0 : n, 0, Fence::Bytes);
             d.fill(in1, 0);
