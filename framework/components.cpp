@@ -595,6 +595,10 @@ struct SelftestBuffers {
 };
 
 // Runs a candidate against the base on random data; false on any difference.
+// The counts below (and passes_selftest_n's) are mirrored by the conformance
+// engine (test/conformance.cpp, add_selftest_lengths), whose quick form runs
+// every one of them so that no kernel this drops passes opframe_check
+// --quick: change both together.
 bool passes_selftest(int op_id, int kt, const SlotCandidate &cand, int nbuf, std::mt19937_64 &rng, SelftestBuffers &s)
 {
     const base::SlotKernels &ref = base::kernels(op_id, kt);
