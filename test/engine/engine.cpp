@@ -396,18 +396,27 @@ void on_fault(int sig)
     raise(sig);
 }
 
+// A signal stack of the engine's own for the calling thread (a stack
+// overflow is a fault too), and the thread's previous one put back when the
+// thread ends: a sanitizer's runtime unmaps the stack it finds at thread exit,
+// which must be the one it mapped (AddressSanitizer aborts on a heap block).
+struct AltStack {
+    std::vector<char> memory = std::vector<char>(1 << 16);
+    stack_t previous{};
+    AltStack()
+    {
+        stack_t ss{};
+        ss.ss_sp = memory.data();
+        ss.ss_size = memory.size();
+        sigaltstack(&ss, &previous);
+    }
+    ~AltStack() { sigaltstack(&previous, nullptr); }
+};
+
 void install_fault_handlers()
 {
-    // Its own stack, per thread: a stack overflow is a fault too.
-    thread_local bool stack_set = false;
-    if (!stack_set) {
-        stack_set = true;
-        thread_local std::vector<char> alt(1 << 16);
-        stack_t ss{};
-        ss.ss_sp = alt.data();
-        ss.ss_size = alt.size();
-        sigaltstack(&ss, nullptr);
-    }
+    thread_local AltStack alt_stack;
+    (void)alt_stack;
     static std::atomic<bool> done{false};
     if (done.exchange(true)) return;
     struct sigaction sa{};
