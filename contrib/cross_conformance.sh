@@ -13,7 +13,14 @@ conformance_run() {
     shift 2
     log=$build/obj/conformance-$name.log
     start=$(date +%s)
-    if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} "$@" "$depth" >"$log" 2>&1; then rc=0; else rc=$?; fi
+    # --no-threads: QEMU 7.2's user mode (Debian 12's qemu-user-static) never
+    # returns from a guest's first pthread_create on these hosts (a two-line
+    # std::thread program spins forever), and timings under emulation could
+    # not show calls overlapping anyway; the thread check runs natively (CI's
+    # deep step).
+    if run test/.libs/conformance ${OPF_SEED:+--seed "$OPF_SEED"} --no-threads "$@" "$depth" \
+        >"$log" 2>&1; then rc=0; else rc=$?; fi
+    [ $rc != 124 ] || echo "$name: stopped after ${OPF_CROSS_TIMEOUT:-1200} s (OPF_CROSS_TIMEOUT)" >>"$log"
     grep -E '^(seed=|provider )' "$log" | sed 's/^/  /'
     summary=$(grep '^conformance: ' "$log" | tail -1)
     echo "  $summary ($(($(date +%s) - start)) s)"

@@ -17,7 +17,7 @@ ci_install_aarch64_packages || { echo "ci: could not install the aarch64 tool ch
 
 export OPF_AARCH64_BUILD
 OPF_AARCH64_BUILD=$(mktemp -d)
-OPF_QUICK=1 OPF_DEEP_ALSO=neon OPF_DEEP_TYPES="float16 bfloat16 float8_e4m3 float8_e5m2" MAKEFLAGS=-j"$(nproc)" "$CI_ROOT/contrib/aarch64/check.sh" | tee "$OPF_AARCH64_BUILD/check.out"
+OPF_CROSS_TIMEOUT=600 OPF_QUICK=1 OPF_DEEP_ALSO=neon OPF_DEEP_TYPES="float16 bfloat16 float8_e4m3 float8_e5m2" MAKEFLAGS=-j"$(nproc)" "$CI_ROOT/contrib/aarch64/check.sh" | tee "$OPF_AARCH64_BUILD/check.out"
 rc=${PIPESTATUS[0]}
 line=$(grep '^check-aarch64: [0-9]* passed, [0-9]* failed$' "$OPF_AARCH64_BUILD/check.out" | tail -1)
 p=$(echo "$line" | sed -n 's/^check-aarch64: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')

@@ -26,6 +26,8 @@
 #   OPF_AARCH64_BUILD  scratch directory (default: /tmp/opframe-aarch64-$USER);
 #                      rebuilt incrementally on the next run
 #   OPF_SEED           the harness's seed (default: a new one, printed)
+#   OPF_CROSS_TIMEOUT  seconds any one emulated program may run (default 1200;
+#                      past it: rc 124, a failure, never a hung check)
 #   OPF_QUICK=1        the harness's --quick lengths
 #   OPF_DEEP_ALSO="neon ..."  these configurations also run the deep form on
 #                      their own component alone (CI: OPF_QUICK=1 OPF_DEEP_ALSO=neon)
@@ -96,7 +98,8 @@ fail() { failed=$((failed + 1)); echo "  FAIL: $*"; }
 run_env=
 run() {
     env QEMU_CPU=$cpu QEMU_LD_PREFIX=/usr/$host LD_LIBRARY_PATH="$build/obj/.libs:$multiarch" \
-        OPF_MCA_mca_component_path="$build/obj/components/aarch64" $run_env qemu-aarch64-static "$@"
+        OPF_MCA_mca_component_path="$build/obj/components/aarch64" $run_env \
+        timeout "${OPF_CROSS_TIMEOUT:-1200}" qemu-aarch64-static "$@"
 }
 
 # harness NAME [ARG...]: the conformance engine (contrib/cross_conformance.sh),

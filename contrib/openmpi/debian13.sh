@@ -35,6 +35,10 @@
 #   4. test-suite.log, bridge-deep.log and the logs of failed tests copied to --out (default
 #      ./debian13-logs); exit status: make check's (77 when this machine
 #      cannot make a chroot: not root, no debootstrap).
+# OPF_BRIDGE_DEPTH=quick runs the bridge test in its quick form instead
+# (bridge-quick.log), and OPF_BRIDGE_RANKS=all adds its every ranks case to
+# it (CI's step 70: the ranks that differ, on 5.0, without the whole matrix
+# at 2 and 4 ranks again, which step 15 runs on 4.1).
 # With --riscv64, step 3 is contrib/riscv64/check.sh instead (make
 # check-riscv64: the riscv64 cross-build and its checks under qemu-riscv64,
 # which need Debian 13's GCC 14 and QEMU 10), and step 4 is its output; the
@@ -86,7 +90,7 @@ done
 
 say() { echo "$name: $*"; }
 apt_valid=""
-bridge_depth=deep
+bridge_depth=${OPF_BRIDGE_DEPTH:-deep}
 if [ $suite = sid ]; then
     [ $riscv64 = 0 ] || { say "--riscv64 runs in the Debian 13 root only"; exit 2; }
     riscv64_packages=""
@@ -250,7 +254,8 @@ in_root sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 && ./configure -q CFL
                make -j$((jobs + 1)) check-build >make.log 2>&1 ||
                { tail -40 make.log; exit 99; }
                make -j$jobs check; quick=\$?
-               make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=$bridge_log OPF_CHECK_DEPTH=$bridge_depth &&
+               make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=$bridge_log OPF_CHECK_DEPTH=$bridge_depth \
+                   ${OPF_BRIDGE_RANKS:+OPF_BRIDGE_RANKS=$OPF_BRIDGE_RANKS} &&
                exit \$quick" || rc=$?
 say "build, make check and the bridge's $bridge_depth form: $(( $(date +%s) - t0 ))s, exit $rc"
 

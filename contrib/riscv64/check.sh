@@ -28,6 +28,8 @@
 #   OPF_RISCV64_BUILD  scratch directory (default: /tmp/opframe-riscv64-$USER);
 #                      rebuilt incrementally on the next run
 #   OPF_SEED           the engine's seed (default: a new one, printed)
+#   OPF_CROSS_TIMEOUT  seconds any one emulated program may run (default 1200;
+#                      past it: rc 124, a failure, never a hung check)
 #   OPF_DEEP=1         the engine's deep form (default: --quick)
 #   MAKEFLAGS          e.g. -j2
 # Needs riscv64-linux-gnu-g++ >= 14 (RVV 1.0 intrinsics, Zvfh; Debian 12's
@@ -103,7 +105,8 @@ fail() { failed=$((failed + 1)); echo "  FAIL: $*"; }
 run_env=
 run() {
     env QEMU_CPU=$cpu QEMU_LD_PREFIX=/usr/$host LD_LIBRARY_PATH="$build/obj/.libs:$multiarch" \
-        OPF_MCA_mca_component_path="$build/obj/components/riscv" $run_env qemu-riscv64 "$@"
+        OPF_MCA_mca_component_path="$build/obj/components/riscv" $run_env \
+        timeout "${OPF_CROSS_TIMEOUT:-1200}" qemu-riscv64 "$@"
 }
 
 # harness NAME [ARG...]: the conformance engine (contrib/cross_conformance.sh),
