@@ -35,8 +35,8 @@ expect "summary, 3-buffer base" '^3 +MAX +DOUBLE +base .* @ ' "$out"
 # CSV: one header, the buffer count in the last column, the summary as comments.
 out=$("$bench" --quick --sizes 64 --buffers 3 --csv)
 echo "$out"
-expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served$' "$out"
-expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3,16,1$' "$out"
+expect "csv header" '^op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served,data$' "$out"
+expect "csv 3-buffer row" '^SUM,FLOAT,64,16,opframe,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,3,16,1,random$' "$out"
 expect "csv summary as comment" '^# 3 +SUM +FLOAT +opframe ' "$out"
 
 # --threads: applied, or a note that this build has no op_base_threads.
@@ -59,9 +59,25 @@ fi
 # --align 64,16: every row at both alignments; the summary names where.
 out=$("$bench" --quick --sizes 1K --align 64,16)
 echo "$out"
-expect "64-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 64$' "$out"
-expect "16-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 16$' "$out"
-expect "summary with alignment" '^2 +SUM +FLOAT +opframe .* @ 1024/(64|16)' "$out"
+expect "64-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 64 random$' "$out"
+expect "16-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 16 random$' "$out"
+expect "summary with alignment" '^2 +SUM +FLOAT +opframe .* @ 1024/(64|16)/random' "$out"
+expect "the selection's cost per alignment" '^the full call below 0.97 \(0.90\) of the fastest opframe provider: [0-9]+ \([0-9]+\) of [0-9]+ cells at 16; [0-9]+ \([0-9]+\) of [0-9]+ cells at 64;' "$out"
+
+# --data: each kind a row of its own, named; runs only for pair types; the
+# header says what each kind is; SUM's 2-buffer calls alternate with the inverse.
+out=$("$bench" --quick --sizes 1K --op MAX,MAXLOC --type FLOAT,FLOAT_INT --data integers,sparse,runs)
+echo "$out"
+expect "integers row" '^MAX +FLOAT +2 +1024 opframe .* integers$' "$out"
+expect "sparse row" '^MAX +FLOAT +2 +1024 opframe .* sparse$' "$out"
+expect "runs row for a pair type" '^MAXLOC +FLOAT_INT +2 +1024 opframe .* runs$' "$out"
+checks=$((checks + 1))
+if printf '%s\n' "$out" | grep -Eq '^MAX +FLOAT +.* runs$'; then
+    echo "bench_smoke: FAIL: runs timed on a type that is not a pair"; failed=$((failed + 1))
+fi
+expect "the kinds said" '^# data sparse: random, one in 1,000 a NaN' "$out"
+out=$("$bench" --quick --sizes 1K --data all --op SUM --type FLOAT16)
+expect "--data all: ones" '^SUM +FLOAT16 +2 +1024 opframe .* ones$' "$out"
 
 # Issue 34: --providers times only the rows named (ompi and memref included);
 # --quick gives way to explicit --sizes and --samples, in either order; a
@@ -93,14 +109,14 @@ if [ -f "$tier" ]; then
     expect "tier from its min_count: not marked" '^SUM +INT32_T +2 +8192 tier ' "$out"
     expect "the mark's legend" '^# \*: timed at a count below the least count' "$out"
     out=$(OPF_MCA_mca_component_path=$tdir "$bench" --quick --op SUM --type INT32_T --sizes 64 --providers tier --csv)
-    expect "csv: served=0" '^SUM,INT32_T,64,16,tier,.*,0$' "$out"
+    expect "csv: served=0" '^SUM,INT32_T,64,16,tier,.*,0,random$' "$out"
     rm -rf "$tdir"
 else
     echo "bench_smoke: no $tier (make check builds it): the '*' mark not checked"
 fi
 
 # Bad values are refused with status 2.
-for bad in "--buffers 4" "--buffers ,," "--threads two" "--align 32" "--op summ" "--type flaot" \
+for bad in "--buffers 4" "--buffers ,," "--threads two" "--align 32" "--op summ" "--type flaot" "--data zeros" \
            "--providers nosuch" "--sizes 1K --min 64" "--samples 0" "--samples many"; do
     checks=$((checks + 1))
     # shellcheck disable=SC2086

@@ -24,6 +24,7 @@
 
 #include "test/engine/reference.h"
 #include "base/kernels.h"
+#include "tools/data_kinds.h"
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
@@ -630,12 +631,21 @@ struct SlotData {
     // 8- and 16-bit floats: every bit pattern (8-bit: every pair) as the left
     // operand, or as the right one; null for the other types.
     std::function<DataSet(uint64_t seed, bool as_right)> patterns;
+    // Operands drawn as the tuner and the benchmark time kernels
+    // (tools/data_kinds.h: one definition of each kind), for kernel type kt.
+    std::function<DataSet(opf::data::Kind kind, int kt, int op_id, uint64_t seed, size_t n)> kinds;
 };
 template <class E> SlotData slot_data(int op_id)
 {
-    SlotData s{&kind_of<E>(), nullptr, nullptr, nullptr};
+    SlotData s{&kind_of<E>(), nullptr, nullptr, nullptr, nullptr};
     if (const RefFn<E> ref = reference_for<E>(op_id)) {
         s.pairs = [ref](uint64_t seed, size_t n) { return make_data<E>(seed, ref, n); };
+        s.kinds = [ref](opf::data::Kind kind, int kt, int op, uint64_t seed, size_t n) {
+            std::vector<std::vector<E>> srcs(2, std::vector<E>(n));
+            for (size_t j = 0; j < 2; ++j)   // (check_slot has checked that E and kt have one size)
+                opf::data::fill(kind, kt, op, reinterpret_cast<unsigned char*>(srcs[j].data()), n, seed + j);
+            return make_data<E>(srcs, ref, nullptr);
+        };
         if constexpr (Narrow<E>) {
             // 16-bit floats: every bit pattern once as the left operand, so
             // the conversions are exercised on all of them (ties with the
@@ -1261,6 +1271,20 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
         }
         if (fresh_n && !h.opt.e.quick())   // quick: make check's budget
             run_n(n, n, false);
+    }
+    // The data kinds the tuner and the benchmark time kernels on (integer
+    // values with zeros, sparse NaN and signed zeros, runs of ties): a
+    // kernel's data-dependent paths (a screen that switches forms at the
+    // first block it flags, a NaN after the switch) on the data that takes them.
+    for (opf::data::Kind kind : opf::data::timing_kinds(kt)) {
+        if (kind == opf::data::Kind::Random || !s.kinds || listed)
+            continue;
+        for (size_t n : {size_t(1000), size_t(4099)}) {
+            if (n > h.opt.e.max_length || (n > 1000 && h.opt.e.quick()))
+                continue;
+            const uint64_t seed = derive_seed(h.opt.e.seed, op_id, kt, 9000 + n * 8 + size_t(kind));
+            run(n, n, [&] { return s.kinds(kind, kt, op_id, seed, n); });
+        }
     }
     if (s.patterns && !h.opt.e.quick() && !listed && h.opt.e.max_length >= 65536) {
         const uint64_t seed = derive_seed(h.opt.e.seed, op_id, kt, 65536);

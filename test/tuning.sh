@@ -32,6 +32,11 @@ check "no temporary file left" test ! -e "$file.tmp"
 simd=$(sed -n 's/^op_\([a-z0-9]*\)_min_bytes = [0-9]*$/\1/p' "$file" | head -1)
 if [ -n "$simd" ]; then
     check "a slot note for SUM FLOAT" contains "$text" "opf_tuning_note_sum_float = \""
+    # Each decision names the data and alignments it was timed on (tools/data_kinds.h):
+    # floats on three kinds, pairs with runs of ties, integers on random data alone.
+    check "the note of MAX FLOAT names its data" contains "$text" "data random, integers, sparse, buffers at 64 and 16 bytes"
+    check "... MAXLOC FLOAT_INT's runs of ties" contains "$text" "data random, runs, sparse, buffers at 64 and 16 bytes"
+    check "... SUM INT32 on random data" contains "$(grep '^opf_tuning_note_sum_int32 ' "$file")" "data random, buffers at"
     check "the after-effect of $simd" contains "$text" "; $simd "
 fi
 

@@ -37,6 +37,7 @@
 // MPI); "of ref" is memref's time / this time (1.0: as fast as the roofline). The summary at the end
 // gives, per buffers x op x type and provider, the worst of both ratios over all sizes and where.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -57,6 +58,7 @@
 #include <opframe/opframe.h>
 
 #include "config.h"
+#include "tools/data_kinds.h"
 #include "tools/timing.h"
 
 #ifdef OPF_HAVE_OMPI
@@ -73,6 +75,7 @@ struct Options {
     std::vector<long> sizes;
     std::vector<int> buffers = {2};
     std::vector<int> aligns;   // empty: 16, or 64,16 for a suite
+    std::vector<opf::data::Kind> kinds = {opf::data::Kind::Random};   // --data
     long min_size = 1024, max_size = 256L << 20;
     std::string threads;   // op_base_threads; empty: leave the parameter alone
     int samples = 9;
@@ -179,47 +182,12 @@ private:
     std::size_t size_ = 0;
 };
 
-// Fills a buffer with the value 1 of a kernel type (index 1 for pairs): a
-// reduction repeated in place on it stays finite and normal.
-void fill_ones(AlignedBuffer &buf, int kt)
+// Fills a buffer's whole elements of kernel type kt with data of `kind` for
+// `op` (tools/data_kinds.h), reproducibly: `seed` tells the operands apart.
+void fill(AlignedBuffer &buf, opf::data::Kind kind, int kt, int op, uint64_t seed)
 {
     const int ext = opf_kernel_type_extent(kt);
-    std::vector<unsigned char> one(ext, 0);
-    auto put = [&](auto v, int at = 0) { std::memcpy(one.data() + at, &v, sizeof v); };
-    switch (kt) {
-    case OPF_KT_FLOAT16: put(uint16_t(0x3c00)); break;
-    case OPF_KT_BFLOAT16: put(uint16_t(0x3f80)); break;
-    case OPF_KT_FLOAT8_E4M3: put(uint8_t(0x38)); break;   // SUM in place stops at 16 (16 + 1 ties to 16)
-    case OPF_KT_FLOAT8_E5M2: put(uint8_t(0x3c)); break;   // ... at 8
-    // MX blocks: scale 1, every element 1 (quantised with 3 / 2 / 7 / ... bits, SUM in place stops as above)
-    case OPF_KT_MXFP8_E4M3: case OPF_KT_MXFP8_E5M2: case OPF_KT_MXINT8:
-        one[0] = 127;
-        std::memset(one.data() + 1, kt == OPF_KT_MXFP8_E4M3 ? 0x38 : kt == OPF_KT_MXFP8_E5M2 ? 0x3c : 0x40, 32);
-        break;
-    case OPF_KT_MXFP6_E3M2: case OPF_KT_MXFP6_E2M3:   // four 6-bit codes in three bytes
-        one[0] = 127;
-        for (int at = 1; at < ext; at += 3)
-            kt == OPF_KT_MXFP6_E3M2 ? (put(uint8_t(0x0c), at), put(uint8_t(0xc3), at + 1), put(uint8_t(0x30), at + 2))
-                                    : (put(uint8_t(0x08), at), put(uint8_t(0x82), at + 1), put(uint8_t(0x20), at + 2));
-        break;
-    case OPF_KT_MXFP4_E2M1: one[0] = 127; std::memset(one.data() + 1, 0x22, 16); break;
-    case OPF_KT_FLOAT: case OPF_KT_C_FLOAT_COMPLEX: put(1.0f); break;
-    case OPF_KT_DOUBLE: case OPF_KT_C_DOUBLE_COMPLEX: put(1.0); break;
-    case OPF_KT_LONG_DOUBLE: case OPF_KT_C_LONG_DOUBLE_COMPLEX: put(1.0L); break;
-    case OPF_KT_FLOAT_INT: put(1.0f); put(1, 4); break;
-    case OPF_KT_DOUBLE_INT: put(1.0); put(1, 8); break;
-    case OPF_KT_LONG_INT: put(1L); put(1, 8); break;
-    case OPF_KT_2INT: put(1); put(1, 4); break;
-    case OPF_KT_SHORT_INT: put(short(1)); put(1, 4); break;
-    case OPF_KT_LONG_DOUBLE_INT: put(1.0L); put(1, 16); break;
-    case OPF_KT_2FLOAT: put(1.0f); put(1.0f, 4); break;
-    case OPF_KT_2DOUBLE: put(1.0); put(1.0, 8); break;
-#ifdef __SIZEOF_FLOAT128__
-    case OPF_KT_FLOAT128: put(__float128(1)); break;
-#endif
-    default: one[0] = 1; break;   // integers (little endian)
-    }
-    for (std::size_t i = 0; i + ext <= buf.size(); i += ext) std::memcpy(buf.data() + i, one.data(), ext);
+    opf::data::fill(kind, kt, op, buf.data(), buf.size() / std::size_t(ext), seed);
 }
 
 opf_op_t op_by_name(const std::string &name)
@@ -271,6 +239,7 @@ struct Row {
     std::string op, type, provider;
     int buffers;
     int align;   // 64: at a 64-byte boundary; 16: 16 bytes past one
+    opf::data::Kind kind;
     long bytes;
     opf_count_t count;
     double ns;
@@ -296,6 +265,7 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
         double vs_ompi = 0, of_ref = 0;
         long ompi_bytes = 0, ref_bytes = 0;
         int ompi_align = 0, ref_align = 0;
+        opf::data::Kind ompi_kind{}, ref_kind{};
     };
     std::vector<std::pair<std::string, Worst>> order;   // first-seen order of the keys
     std::map<std::string, std::size_t> index;
@@ -311,23 +281,56 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
             w.vs_ompi = ompi / r.ns;
             w.ompi_bytes = r.bytes;
             w.ompi_align = r.align;
+            w.ompi_kind = r.kind;
         }
         if (ref > 0 && (w.ref_bytes == 0 || ref / r.ns < w.of_ref)) {
             w.of_ref = ref / r.ns;
             w.ref_bytes = r.bytes;
             w.ref_align = r.align;
+            w.ref_kind = r.kind;
         }
     }
     if (order.empty()) return;
     const char *lead = csv ? "# " : "";
-    std::printf("\n%sworst over all sizes and alignments (ratio @ bytes/alignment):\n", lead);
-    std::printf("%s%-3s %-6s %-16s %-9s %21s %21s\n", lead, "buf", "op", "type", "provider", "vs ompi", "of ref");
+    std::printf("\n%sworst over all sizes, alignments and data (ratio @ bytes/alignment/data):\n", lead);
+    std::printf("%s%-3s %-6s %-16s %-9s %30s %30s\n", lead, "buf", "op", "type", "provider", "vs ompi", "of ref");
     for (const auto &[key, w] : order) {
-        char vs[32] = "-", of[32] = "-";
-        if (w.ompi_bytes) std::snprintf(vs, sizeof vs, "%.2fx @ %ld/%d", w.vs_ompi, w.ompi_bytes, w.ompi_align);
-        if (w.ref_bytes) std::snprintf(of, sizeof of, "%.2f @ %ld/%d", w.of_ref, w.ref_bytes, w.ref_align);
-        std::printf("%s%s %21s %21s\n", lead, key.c_str(), vs, of);
+        char vs[64] = "-", of[64] = "-";
+        if (w.ompi_bytes)
+            std::snprintf(vs, sizeof vs, "%.2fx @ %ld/%d/%s", w.vs_ompi, w.ompi_bytes, w.ompi_align, opf::data::kind_name(w.ompi_kind));
+        if (w.ref_bytes)
+            std::snprintf(of, sizeof of, "%.2f @ %ld/%d/%s", w.of_ref, w.ref_bytes, w.ref_align, opf::data::kind_name(w.ref_kind));
+        std::printf("%s%s %30s %30s\n", lead, key.c_str(), vs, of);
     }
+    // The selection's cost: cells where the full call (opframe) is slower than
+    // the fastest provider timed beside it, per alignment.
+    std::map<int, std::array<int, 3>> lag;   // align -> {cells, below 0.97, below 0.90}
+    double worst = 0;
+    std::string worst_at;
+    for (const Row &r : rows) {
+        if (r.provider != "opframe") continue;
+        double fastest = 0;
+        for (const Row &x : rows)
+            if (x.provider != "opframe" && x.provider != "ompi" && x.provider != "memref" && !x.unserved &&
+                x.buffers == r.buffers && x.align == r.align && x.kind == r.kind && x.op == r.op && x.type == r.type &&
+                x.bytes == r.bytes && (fastest == 0 || x.ns < fastest))
+                fastest = x.ns;
+        if (fastest <= 0) continue;
+        const double ratio = fastest / r.ns;
+        std::array<int, 3> &l = lag[r.align];
+        ++l[0];
+        l[1] += ratio < 0.97;
+        l[2] += ratio < 0.90;
+        if (worst_at.empty() || ratio < worst) {
+            worst = ratio;
+            worst_at = std::to_string(r.buffers) + "-buffer " + r.op + " " + r.type + " " + std::to_string(r.bytes) + "/" +
+                       std::to_string(r.align) + "/" + opf::data::kind_name(r.kind);
+        }
+    }
+    if (lag.empty()) return;
+    std::printf("\n%sthe full call below 0.97 (0.90) of the fastest opframe provider:", lead);
+    for (const auto &[align, l] : lag) std::printf(" %d (%d) of %d cells at %d;", l[1], l[2], l[0], align);
+    std::printf(" worst %.2f (%s)\n", worst, worst_at.c_str());
 }
 
 // Bandwidth against size for the first (op, type): one line per provider and
@@ -392,7 +395,8 @@ int usage()
                  "usage: opframe_bench [--op LIST] [--type LIST] [--sizes LIST | --min SIZE --max SIZE]\n"
                  "                     [--buffers 2,3] [--threads N] [--providers LIST] [--samples N]\n"
                  "                     [--csv] [--plot FILE.png] [--quick] [--suite openmpi|extra]\n"
-                 "                     [--align 64,16] [--inputs K]\n"
+                 "                     [--align 64,16] [--data LIST] [--inputs K]\n"
+                 "  --data LIST       the data kinds (random, integers, sparse, runs, ones, or all; default random)\n"
                  "  --providers LIST  only these rows: opframe, base, components, ompi, memref (--inputs: chain3)\n"
                  "  --quick           3 samples of 4, 1K and 64K bytes, unless --samples / --sizes say otherwise\n");
     return 2;
@@ -493,10 +497,10 @@ int bench_inputs(const Options &o, const std::vector<std::string> &providers)
                 std::vector<const void *> srcs;
                 for (int j = 0; j < k; ++j) {
                     in.push_back(std::make_unique<AlignedBuffer>(std::size_t(n_bytes), 64));
-                    fill_ones(*in.back(), kt);
+                    fill(*in.back(), o.kinds.front(), kt, op_id, uint64_t(j + 1));
                     srcs.push_back(in.back()->data());
                 }
-                fill_ones(out, kt);
+                fill(out, o.kinds.front(), kt, op_id, 0);
                 struct Timed { std::string provider; double ns; bool unserved = false; };
                 std::vector<Timed> t;
                 if (wants(o, "chain3"))
@@ -572,6 +576,25 @@ int main(int argc, char **argv)
                 if (std::find(o.aligns.begin(), o.aligns.end(), std::stoi(al)) == o.aligns.end()) o.aligns.push_back(std::stoi(al));
             }
             if (o.aligns.empty()) return usage();
+        }
+        else if (a == "--data") {
+            o.kinds.clear();
+            for (auto &name : split(next())) {
+                opf::data::Kind k;
+                if (name == "all") {
+                    for (const auto &info : opf::data::kKinds) o.kinds.push_back(info.kind);
+                    continue;
+                }
+                if (!opf::data::kind_by_name(name, k)) {
+                    std::string names;
+                    for (const auto &info : opf::data::kKinds) names += std::string(names.empty() ? "" : ", ") + info.name;
+                    std::fprintf(stderr, "opframe_bench: --data: no data kind \"%s\"; the kinds: %s, or all\n", name.c_str(),
+                                 names.c_str());
+                    return 2;
+                }
+                if (std::find(o.kinds.begin(), o.kinds.end(), k) == o.kinds.end()) o.kinds.push_back(k);
+            }
+            if (o.kinds.empty()) return usage();
         }
         else if (a == "--samples") {
             const std::string v = next();
@@ -731,11 +754,16 @@ int main(int argc, char **argv)
     std::string aligns;
     for (int al : o.aligns) aligns += std::string(aligns.empty() ? "" : ", ") + (al == 64 ? "64 (at a 64-byte boundary)" : "16 (16 bytes past a 64-byte boundary)");
     std::printf("# buffer alignment: %s%s\n", aligns.c_str(), o.aligns.size() > 1 ? "; the summary gives the worse" : "");
+    for (opf::data::Kind k : o.kinds)
+        for (const auto &info : opf::data::kKinds)
+            if (info.kind == k) std::printf("# data %s: %s\n", info.name, info.what);
+    std::printf("# SUM and PROD 2-buffer calls alternate in with its inverse (negated, reciprocal): inout keeps its data\n");
     // Slots that get no Open MPI row, and why (said once per op and type).
     std::vector<std::string> no_ompi;
 
     std::vector<Row> rows;
-    std::size_t total = o.ops.size() * o.types.size() * o.sizes.size() * o.buffers.size() * o.aligns.size(), done = 0;
+    const std::size_t per_slot = o.sizes.size() * o.buffers.size() * o.aligns.size() * o.kinds.size();
+    std::size_t total = o.ops.size() * o.types.size() * per_slot, done = 0;
     for (const std::string &op_name : o.ops)
         for (const std::string &type_name : o.types) {
             const opf_op_t op = op_by_name(op_name);
@@ -746,7 +774,7 @@ int main(int argc, char **argv)
             opf_type_kernel_type(type, &kt);
             opf_type_get_extent(type, &lb, &extent);
             if (!valid || kt < 0) {   // e.g. LAND on a complex type in a suite
-                done += o.sizes.size() * o.buffers.size() * o.aligns.size();
+                done += per_slot;
                 continue;
             }
 #ifdef OPF_HAVE_OMPI
@@ -760,16 +788,25 @@ int main(int argc, char **argv)
             const int op_id = int(reinterpret_cast<uintptr_t>(op));
             for (long bytes : o.sizes)
                 for (int nbuf : o.buffers)
-                for (int align : o.aligns) {
+                for (int align : o.aligns)
+                for (opf::data::Kind kind : o.kinds) {
                     progress(done++, total);
+                    if (!opf::data::kind_applies(kind, kt)) continue;
                     const bool three = nbuf == 3;
                     const opf_count_t count = std::max<opf_count_t>(1, bytes / extent);
                     const long n_bytes = long(count * extent);
-                    // in (in1), inout (in2), out: distinct allocations; out only for 3 buffers.
-                    AlignedBuffer in(n_bytes, align), inout(n_bytes, align), out(three ? n_bytes : 0, align);
-                    fill_ones(in, kt);
-                    fill_ones(inout, kt);
-                    fill_ones(out, kt);
+                    // in (in1), inout (in2), out: distinct allocations; out only for 3 buffers;
+                    // inv: in's inverse, which 2-buffer SUM and PROD alternate with in.
+                    const bool alternate = !three && opf::data::accumulates(op_id);
+                    AlignedBuffer in(n_bytes, align), inout(n_bytes, align), out(three ? n_bytes : 0, align),
+                        inv(alternate ? n_bytes : 0, align);
+                    fill(in, kind, kt, op_id, 1);
+                    fill(inout, kind, kt, op_id, 2);
+                    if (alternate) opf::data::inverse(op_id, kt, in.data(), inv.data(), std::size_t(count));
+                    // in, then inv, then in ... for the 2-buffer calls
+                    auto in_turn = [a = in.data(), b = alternate ? inv.data() : in.data(), flip = false]() mutable {
+                        return (flip = !flip) ? a : b;
+                    };
                     // The cell's contenders (the library, each provider, Open MPI), timed
                     // together (interleaved) once all are known, on the same buffers.
                     std::vector<std::string> names, unserved;
@@ -785,8 +822,8 @@ int main(int argc, char **argv)
                                     opf_reduce_local3(a, b, o, count, type, op);
                                 });
                             else
-                                add(p, [a = in.data(), b = inout.data(), count, type, op] {
-                                    opf_reduce_local(a, b, count, type, op);
+                                add(p, [a = in_turn, b = inout.data(), count, type, op]() mutable {
+                                    opf_reduce_local(a(), b, count, type, op);
                                 });
                             continue;
                         }
@@ -794,7 +831,7 @@ int main(int argc, char **argv)
                         opf_kernel3_fn *fn3 = nullptr;
                         if (opf_slot_kernels(op_id, kt, p.c_str(), count, &fn2, &fn3) != OPF_SUCCESS) continue;
                         if (three && fn3) add(p, [a = in.data(), b = inout.data(), o = out.data(), count, fn3] { fn3(a, b, o, count); });
-                        if (!three && fn2) add(p, [a = in.data(), b = inout.data(), count, fn2] { fn2(a, b, count); });
+                        if (!three && fn2) add(p, [a = in_turn, b = inout.data(), count, fn2]() mutable { fn2(a(), b, count); });
                         if ((three && fn3) || (!three && fn2)) {
                             const opf_count_t from = offered_from(op_id, kt, nbuf, p);
                             if (from > count) unserved.push_back(p);
@@ -811,26 +848,25 @@ int main(int argc, char **argv)
                                 MPI_Reduce_local(in.data(), out.data(), int(count), mt, mo);
                             });
                         else
-                            add("ompi", [&] { MPI_Reduce_local(in.data(), inout.data(), int(count), mt, mo); });
+                            add("ompi", [&, a = in_turn]() mutable { MPI_Reduce_local(a(), inout.data(), int(count), mt, mo); });
                     }
 #endif
                     const std::size_t floats = std::size_t(std::max<long>(1, n_bytes / 4));
                     AlignedBuffer ra(floats * 4, align), rb(floats * 4, align), rc(three ? floats * 4 : 0, align);
-                    fill_ones(ra, OPF_KT_FLOAT);
-                    fill_ones(rb, OPF_KT_FLOAT);
-                    fill_ones(rc, OPF_KT_FLOAT);
+                    fill(ra, opf::data::Kind::Ones, OPF_KT_FLOAT, OPF_OPID_SUM, 1);   // (the roofline: data-blind)
+                    fill(rb, opf::data::Kind::Ones, OPF_KT_FLOAT, OPF_OPID_SUM, 2);
                     auto fa = reinterpret_cast<float *>(ra.data()), fb = reinterpret_cast<float *>(rb.data()),
                          fc = reinterpret_cast<float *>(rc.data());
                     const std::vector<double> ns = medians_ns(fns, o.samples);
                     for (std::size_t k = 0; k < fns.size(); ++k)
-                        rows.push_back({op_name, type_name, names[k], nbuf, align, n_bytes, count, ns[k],
+                        rows.push_back({op_name, type_name, names[k], nbuf, align, kind, n_bytes, count, ns[k],
                                         std::find(unserved.begin(), unserved.end(), names[k]) != unserved.end()});
                     // The roofline on its own, after them: interleaved, its buffers
                     // evicted theirs (from 4 MiB the one timed after it ran up to 4x slower).
                     if (!wants(o, "memref")) continue;
                     const double ref = three ? median_ns([&] { reference_add3(fa, fb, fc, long(floats)); }, o.samples)
                                              : median_ns([&] { reference_add(fa, fb, long(floats)); }, o.samples);
-                    rows.push_back({op_name, type_name, "memref", nbuf, align, n_bytes, count, ref});
+                    rows.push_back({op_name, type_name, "memref", nbuf, align, kind, n_bytes, count, ref});
                 }
         }
     progress(total, total);
@@ -838,15 +874,16 @@ int main(int argc, char **argv)
     // Ratios within each (buffers, op, type, size) group.
     auto group_time = [&](const Row &r, const char *provider) {
         for (const Row &x : rows)
-            if (x.buffers == r.buffers && x.align == r.align && x.op == r.op && x.type == r.type && x.bytes == r.bytes &&
+            if (x.buffers == r.buffers && x.align == r.align && x.kind == r.kind && x.op == r.op && x.type == r.type &&
+                x.bytes == r.bytes &&
                 x.provider == provider)
                 return x.ns;
         return 0.0;
     };
     for (const std::string &why : no_ompi) std::printf("# no Open MPI comparison for %s\n", why.c_str());
-    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served\n");
-    else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s %5s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
-                     "GB/s", "vs ompi", "of ref", "align");
+    if (o.csv) std::printf("op,type,bytes,count,provider,ns_per_call,GBps,vs_ompi,of_ref,buffers,align,served,data\n");
+    else std::printf("%-6s %-16s %3s %10s %-9s %12s %9s %8s %7s %5s %s\n", "op", "type", "buf", "bytes", "provider", "ns/call",
+                     "GB/s", "vs ompi", "of ref", "align", "data");
     bool any_unserved = false;
     for (const Row &r : rows) {
         const double gbps = 3.0 * double(r.bytes) / r.ns, ompi = group_time(r, "ompi"), ref = group_time(r, "memref");
@@ -855,12 +892,13 @@ int main(int argc, char **argv)
         if (ref > 0) std::snprintf(of, sizeof of, "%.2f", ref / r.ns);
         if (r.unserved) any_unserved = true;
         if (o.csv)
-            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d,%d,%d\n", r.op.c_str(), r.type.c_str(), r.bytes,
+            std::printf("%s,%s,%ld,%lld,%s,%.2f,%.3f,%.3f,%.3f,%d,%d,%d,%s\n", r.op.c_str(), r.type.c_str(), r.bytes,
                         (long long)r.count, r.provider.c_str(), r.ns, gbps, ompi > 0 ? ompi / r.ns : 0.0,
-                        ref > 0 ? ref / r.ns : 0.0, r.buffers, r.align, r.unserved ? 0 : 1);
+                        ref > 0 ? ref / r.ns : 0.0, r.buffers, r.align, r.unserved ? 0 : 1, opf::data::kind_name(r.kind));
         else
-            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7s %5d\n", r.op.c_str(), r.type.c_str(), r.buffers,
-                        r.bytes, (r.provider + (r.unserved ? "*" : "")).c_str(), r.ns, gbps, vs, of, r.align);
+            std::printf("%-6s %-16s %3d %10ld %-9s %12.1f %9.2f %8s %7s %5d %s\n", r.op.c_str(), r.type.c_str(), r.buffers,
+                        r.bytes, (r.provider + (r.unserved ? "*" : "")).c_str(), r.ns, gbps, vs, of, r.align,
+                        opf::data::kind_name(r.kind));
     }
     if (any_unserved) std::printf("%s", o.csv ? "# served=0: timed at a count below the least count the provider offers "
                                                 "the slot for (opframe_info --explain OP TYPE)\n" : kUnservedLegend);

@@ -3,10 +3,16 @@
 // reads below the parameter files (framework/params.h: where, and when a
 // file is ignored). What it measures and what it writes:
 //   per slot     each provider's 2- and 3-buffer kernel at each size class
-//                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), plus the
+//                (1 KiB-4 MiB; --quick: 4 KiB and 64 KiB), on each data kind
+//                that can change a kernel's path (tools/data_kinds.h: random;
+//                floats also integer-valued with zeros and sparse NaN / +-0;
+//                pairs runs of ties), with the buffers at a 64-byte boundary
+//                and 16 bytes past one (malloc's), plus the
 //                after-effect of its ISA (below); a slot whose winner is
 //                clearly faster than the provider the priorities pick
-//                (kWinMargin) gets an op_base_pin item; where none wins
+//                (kWinMargin over every cell, and no cell, whatever its
+//                data or alignment, below kWorstCell) gets an op_base_pin
+//                item; where none wins
 //                the whole slot but one clearly wins a contiguous band of
 //                two or more size classes, a size-bounded item
 //                ("sum:float@64K-1M=avx2"). Providers compared
@@ -59,6 +65,7 @@
 #include <opframe/opframe.h>
 
 #include "config.h"
+#include "tools/data_kinds.h"
 #include "tools/timing.h"
 
 namespace {
@@ -85,21 +92,46 @@ double median_of(std::vector<double> v)
     return v[v.size() / 2];
 }
 
-// Three zeroed 64-byte aligned buffers: zero is a normal value of every
-// kernel type (no denormal, NaN or overflow slows a kernel down).
+// The operands a, b, c and inv (a's inverse, tools/data_kinds.h), 64-byte
+// aligned with 64 bytes to spare: a cell's data may start 16 bytes past the
+// boundary. Zeroed; the slots' cells fill them with each data kind.
 struct Buffers {
-    unsigned char *a = nullptr, *b = nullptr, *c = nullptr;
+    unsigned char *a = nullptr, *b = nullptr, *c = nullptr, *inv = nullptr;
     explicit Buffers(std::size_t bytes)
     {
-        for (unsigned char **p : {&a, &b, &c}) {
+        for (unsigned char **p : {&a, &b, &c, &inv}) {
             void *v = nullptr;
-            if (posix_memalign(&v, 64, bytes) != 0) { std::fprintf(stderr, "opframe_tune: out of memory\n"); std::exit(1); }
-            std::memset(v, 0, bytes);
+            if (posix_memalign(&v, 64, bytes + 64) != 0) { std::fprintf(stderr, "opframe_tune: out of memory\n"); std::exit(1); }
+            std::memset(v, 0, bytes + 64);
             *p = static_cast<unsigned char *>(v);
         }
     }
-    ~Buffers() { std::free(a); std::free(b); std::free(c); }
+    ~Buffers() { std::free(a); std::free(b); std::free(c); std::free(inv); }
 };
+
+// One data kind at one alignment: with the forms and sizes, a slot's cells.
+struct Variant {
+    opf::data::Kind kind;
+    int align;   // 64: at a 64-byte boundary; 16: 16 bytes past one
+};
+std::string variant_text(const Variant &v) { return std::string(opf::data::kind_name(v.kind)) + " at " + std::to_string(v.align); }
+
+// Fills n elements of a, b (and inv) at `at` bytes past their start with
+// data of `kind` for (op, kt).
+void fill_operands(Buffers &buf, std::size_t at, opf::data::Kind kind, int op, int kt, std::size_t n)
+{
+    opf::data::fill(kind, kt, op, buf.a + at, n, 1);
+    opf::data::fill(kind, kt, op, buf.b + at, n, 2);
+    if (opf::data::accumulates(op)) opf::data::inverse(op, kt, buf.a + at, buf.inv + at, n);
+}
+// A 2-buffer call repeated in place, b = a op b: SUM and PROD alternate a
+// with its inverse, so that b keeps its data kind (tools/data_kinds.h).
+std::function<void()> in_place(opf_kernel2_fn *k, int op, const unsigned char *a, const unsigned char *inv,
+                               unsigned char *b, opf_count_t n)
+{
+    if (!opf::data::accumulates(op)) return [=] { k(a, b, n); };
+    return [=, flip = false]() mutable { k((flip = !flip) ? a : inv, b, n); };
+}
 
 std::string lower(std::string s)
 {
@@ -361,7 +393,8 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "opframe_tune: after-effect: %s\n", text.c_str());
     }
 
-    // 2. Per slot: every provider at every size class, both forms.
+    // 2. Per slot: every provider at every size class, both forms, on every
+    // data kind that can change its kernels' path, at both alignments.
     std::vector<long> classes = mode.quick ? std::vector<long>{4L << 10, 64L << 10}
                                            : std::vector<long>{1L << 10, 4L << 10, 16L << 10, 64L << 10, 256L << 10,
                                                                1L << 20, 4L << 20};
@@ -373,63 +406,81 @@ int main(int argc, char **argv)
             if (!opf_slot_exists(op, kt)) continue;
             const int extent = opf_kernel_type_extent(kt);
             if (extent <= 0) continue;
-            // time[provider][form][class]
-            std::vector<std::vector<std::vector<double>>> time(providers.size(),
-                                                               std::vector<std::vector<double>>(2, std::vector<double>(classes.size(), 0)));
+            std::vector<Variant> variants;
+            std::string kinds_text;
+            for (opf::data::Kind k : opf::data::timing_kinds(kt)) {
+                for (int align : {64, 16}) variants.push_back({k, align});
+                kinds_text += (kinds_text.empty() ? "" : ", ") + std::string(opf::data::kind_name(k));
+            }
+            // A cell: form f (0: 2-buffer, 1: 3-buffer), size class c, variant v.
+            const std::size_t nc = classes.size(), nv = variants.size(), ncells = 2 * nc * nv;
+            auto cell = [&](int f, std::size_t c, std::size_t v) { return (std::size_t(f) * nc + c) * nv + v; };
+            std::vector<std::vector<double>> time(providers.size(), std::vector<double>(ncells, 0));   // [provider][cell]
             std::vector<bool> offers(providers.size(), false);
-            for (std::size_t c = 0; c < classes.size(); ++c) {
-                const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
-                std::vector<opf_kernel2_fn *> f2(providers.size(), nullptr);
-                std::vector<opf_kernel3_fn *> f3(providers.size(), nullptr);
-                for (std::size_t p = 0; p < providers.size(); ++p)
-                    if (opf_slot_kernels(op, kt, providers[p].name.c_str(), n, &f2[p], &f3[p]) == OPF_SUCCESS)
-                        offers[p] = offers[p] || f2[p] || f3[p];
-                for (int f = 0; f < 2; ++f) {   // the providers of one form and size, interleaved
-                    std::vector<std::function<void()>> fns;
-                    std::vector<std::size_t> who;
-                    for (std::size_t p = 0; p < providers.size(); ++p) {
-                        if (f == 0 && f2[p]) fns.push_back([&, k = f2[p]] { k(buf.a, buf.b, n); });
-                        else if (f == 1 && f3[p]) fns.push_back([&, k = f3[p]] { k(buf.a, buf.b, buf.c, n); });
-                        else continue;
-                        who.push_back(p);
+            const opf_count_t most = std::max<opf_count_t>(1, classes.back() / extent);
+            for (std::size_t v = 0; v < nv; ++v) {
+                // The largest class's operands; each smaller class calls on their start.
+                const std::size_t at = variants[v].align == 64 ? 0 : 16;
+                unsigned char *a = buf.a + at, *b = buf.b + at, *out = buf.c + at, *inv = buf.inv + at;
+                fill_operands(buf, at, variants[v].kind, op, kt, std::size_t(most));
+                for (std::size_t c = 0; c < nc; ++c) {
+                    const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
+                    std::vector<opf_kernel2_fn *> f2(providers.size(), nullptr);
+                    std::vector<opf_kernel3_fn *> f3(providers.size(), nullptr);
+                    for (std::size_t p = 0; p < providers.size(); ++p)
+                        if (opf_slot_kernels(op, kt, providers[p].name.c_str(), n, &f2[p], &f3[p]) == OPF_SUCCESS)
+                            offers[p] = offers[p] || f2[p] || f3[p];
+                    for (int f = 0; f < 2; ++f) {   // the providers of one cell, interleaved
+                        std::vector<std::function<void()>> fns;
+                        std::vector<std::size_t> who;
+                        for (std::size_t p = 0; p < providers.size(); ++p) {
+                            if (f == 0 && f2[p]) fns.push_back(in_place(f2[p], op, a, inv, b, n));
+                            else if (f == 1 && f3[p]) fns.push_back([=, k = f3[p]] { k(a, b, out, n); });
+                            else continue;
+                            who.push_back(p);
+                        }
+                        const std::vector<double> ns = medians_ns(fns);
+                        for (std::size_t k = 0; k < who.size(); ++k)
+                            time[who[k]][cell(f, c, v)] = ns[k] + providers[who[k]].after_ns;
                     }
-                    const std::vector<double> ns = medians_ns(fns);
-                    for (std::size_t k = 0; k < who.size(); ++k) time[who[k]][f][c] = ns[k] + providers[who[k]].after_ns;
                 }
             }
             if (std::count(offers.begin(), offers.end(), true) < 2) continue;
             ++slots;
-            // Score: geometric mean over classes and forms of time / the fastest there.
+            // Score: geometric mean over every cell of time / the fastest there.
             std::vector<double> score(providers.size(), 0);
             std::vector<int> cells(providers.size(), 0);
-            for (int f = 0; f < 2; ++f)
-                for (std::size_t c = 0; c < classes.size(); ++c) {
-                    double best = 0;
-                    for (std::size_t p = 0; p < providers.size(); ++p)
-                        if (time[p][f][c] > 0 && (best == 0 || time[p][f][c] < best)) best = time[p][f][c];
-                    for (std::size_t p = 0; p < providers.size(); ++p)
-                        if (time[p][f][c] > 0) { score[p] += std::log(time[p][f][c] / best); ++cells[p]; }
-                }
-            const std::size_t total_cells = 2 * classes.size();
+            for (std::size_t x = 0; x < ncells; ++x) {
+                double best = 0;
+                for (std::size_t p = 0; p < providers.size(); ++p)
+                    if (time[p][x] > 0 && (best == 0 || time[p][x] < best)) best = time[p][x];
+                for (std::size_t p = 0; p < providers.size(); ++p)
+                    if (time[p][x] > 0) { score[p] += std::log(time[p][x] / best); ++cells[p]; }
+            }
             std::size_t winner = 0;
             bool have_winner = false;
             for (std::size_t p = 0; p < providers.size(); ++p) {
-                // A provider that leaves a form or size out cannot serve the slot alone.
-                if (cells[p] == 0 || std::size_t(cells[p]) < total_cells) continue;
+                // A provider that leaves a cell out cannot serve the slot alone.
+                if (cells[p] == 0 || std::size_t(cells[p]) < ncells) continue;
                 if (!have_winner || score[p] < score[winner]) { winner = p; have_winner = true; }
             }
             if (!have_winner) continue;
-            // The runner-up, and where the winner's lead over it is least.
+            // The runner-up, and the cell where the winner's lead over it is least.
             std::size_t second = winner;
             for (std::size_t p = 0; p < providers.size(); ++p)
                 if (p != winner && cells[p] > 0 && (second == winner || score[p] < score[second])) second = p;
             double least = 0;
-            long least_at = 0;
-            for (std::size_t c = 0; c < classes.size(); ++c)
-                for (int f = 0; f < 2; ++f)
-                    if (time[second][f][c] > 0 && time[winner][f][c] > 0) {
-                        const double r = time[second][f][c] / time[winner][f][c];
-                        if (least_at == 0 || r < least) { least = r; least_at = classes[c]; }
+            std::string least_at;
+            for (int f = 0; f < 2; ++f)
+                for (std::size_t c = 0; c < nc; ++c)
+                    for (std::size_t v = 0; v < nv; ++v) {
+                        const std::size_t x = cell(f, c, v);
+                        if (time[second][x] <= 0 || time[winner][x] <= 0) continue;
+                        const double r = time[second][x] / time[winner][x];
+                        if (least_at.empty() || r < least) {
+                            least = r;
+                            least_at = size_text(classes[c]) + " " + (f ? "3" : "2") + "-buffer " + variant_text(variants[v]);
+                        }
                     }
             const double geo = std::exp((score[second] / std::max(1, cells[second])) - score[winner] / cells[winner]);
             // The provider the priorities pick for the largest class (above every tiny-count tier).
@@ -445,13 +496,15 @@ int main(int argc, char **argv)
                 lead = worst = 0;
                 int n = 0;
                 for (int f = 0; f < 2; ++f)
-                    for (std::size_t c = c0; c <= c1; ++c) {
-                        if (time[q][f][c] <= 0) return false;
-                        if (time[p][f][c] <= 0) continue;
-                        const double r = time[p][f][c] / time[q][f][c];
-                        lead += std::log(r);
-                        worst = n++ == 0 ? r : std::min(worst, r);
-                    }
+                    for (std::size_t c = c0; c <= c1; ++c)
+                        for (std::size_t v = 0; v < nv; ++v) {
+                            const std::size_t x = cell(f, c, v);
+                            if (time[q][x] <= 0) return false;
+                            if (time[p][x] <= 0) continue;
+                            const double r = time[p][x] / time[q][x];
+                            lead += std::log(r);
+                            worst = n++ == 0 ? r : std::min(worst, r);
+                        }
                 lead = n ? std::exp(lead / n) : 0;
                 return n > 0 && lead >= kWinMargin && worst >= kWorstCell;
             };
@@ -492,11 +545,13 @@ int main(int argc, char **argv)
                               lead, by_priority, worst, clear_win ? "pinned" : "not a clear win, the priorities stand");
                 against = text + band_note;
             }
-            char note[640];
-            std::snprintf(note, sizeof note, "%s %.2fx %s at %s (its least lead; geomean %.2fx over %s-%s, 2- and 3-buffer)%s",
-                          providers[winner].name.c_str(), least, providers[second].name.c_str(),
-                          size_text(least_at).c_str(), geo, size_text(classes.front()).c_str(),
-                          size_text(classes.back()).c_str(), against.c_str());
+            char note[900];
+            std::snprintf(note, sizeof note,
+                          "%s %.2fx %s at %s (its least lead; geomean %.2fx over %s-%s, 2- and 3-buffer, data %s, "
+                          "buffers at 64 and 16 bytes past a 64-byte boundary)%s",
+                          providers[winner].name.c_str(), least, providers[second].name.c_str(), least_at.c_str(), geo,
+                          size_text(classes.front()).c_str(), size_text(classes.back()).c_str(), kinds_text.c_str(),
+                          against.c_str());
             notes.push_back("opf_tuning_note_" + lower(op_name) + "_" + lower(kt_name) + " = \"" + note + "\"");
             if (clear_win) {
                 pins += (pins.empty() ? "" : ",") + lower(op_name) + ":" + lower(kt_name) + "=" + providers[winner].name;
@@ -531,6 +586,7 @@ int main(int argc, char **argv)
             std::vector<long> sizes;
             for (long s : tiny)
                 if (s >= extent && s % extent == 0) sizes.push_back(s);
+            fill_operands(buf, 0, opf::data::Kind::Random, pr.op, pr.kt, std::size_t(tiny.back() / extent));
             // A loss is timed twice before it counts: crossover stops at the
             // first loss from the top, so one disturbed median at 1 KiB once
             // sent every count below 2 KiB to the base (three probes of six
@@ -538,7 +594,8 @@ int main(int argc, char **argv)
             const long from = crossover(sizes, [&](long s) {
                 const opf_count_t n = s / extent;
                 auto wins = [&] {
-                    const std::vector<double> ns = medians_ns({[&] { c2(buf.a, buf.b, n); }, [&] { b2(buf.a, buf.b, n); }});
+                    const std::vector<double> ns =
+                        medians_ns({in_place(c2, pr.op, buf.a, buf.inv, buf.b, n), in_place(b2, pr.op, buf.a, buf.inv, buf.b, n)});
                     return ns[0] <= ns[1];
                 };
                 return wins() || wins();
@@ -558,6 +615,9 @@ int main(int argc, char **argv)
     }
 
     // 4. The streaming tier: the component's stream kernel against its plain one (3-buffer SUM FLOAT).
+    // (4 to 6 on random floats: a and b up to the largest size, inv a's negation.)
+    fill_operands(buf, 0, opf::data::Kind::Random, OPF_OPID_SUM, OPF_KT_FLOAT,
+                  std::size_t(mode.quick ? 4L << 20 : 64L << 20) / 4);
     const std::vector<long> big = mode.quick ? std::vector<long>{1L << 20, 4L << 20}
                                              : std::vector<long>{1L << 20, 2L << 20, 4L << 20, 8L << 20, 16L << 20,
                                                                  32L << 20, 64L << 20};
@@ -608,7 +668,9 @@ int main(int argc, char **argv)
                 if (opf_init() != OPF_SUCCESS) continue;
                 for (long s : sizes) {
                     const opf_count_t n = s / 4;
-                    samples[k][s].push_back(median_ns([&] { opf_reduce_local(buf.a, buf.b, n, OPF_FLOAT, OPF_SUM); }));
+                    samples[k][s].push_back(median_ns([&, flip = false]() mutable {
+                        opf_reduce_local((flip = !flip) ? buf.a : buf.inv, buf.b, n, OPF_FLOAT, OPF_SUM);
+                    }));
                 }
             }
         mode = saved;
