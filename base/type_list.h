@@ -42,6 +42,16 @@ inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
     "FLOAT8_E4M3", "FLOAT8_E5M2",
     "MXFP8_E4M3", "MXFP8_E5M2", "MXFP6_E3M2", "MXFP6_E2M3", "MXFP4_E2M1", "MXINT8"};
 
+// Every entry named: a list shorter than its enum compiles, and leaves the
+// new entries' names null (a type added to KernelTypes without its name).
+template <std::size_t N> consteval bool all_named(const char *const (&names)[N])
+{
+    for (const char *n : names)
+        if (n == nullptr || *n == '\0') return false;
+    return true;
+}
+static_assert(all_named(kernel_type_names), "kernel_type_names: a kernel type has no name (one per OPF_KT_* id)");
+
 // Indexed by OPF_OPID_*.
 using Ops = TypeList<
     OpNull, OpMax, OpMin, OpSum, OpProd, OpLand, OpBand, OpLor, OpBor,
@@ -51,6 +61,7 @@ static_assert(Ops::size == OPF_OPID_COUNT, "Ops must follow the OPF_OPID_* enum"
 inline constexpr const char *op_names[OPF_OPID_COUNT] = {
     "OP_NULL", "MAX", "MIN", "SUM", "PROD", "LAND", "BAND", "LOR", "BOR",
     "LXOR", "BXOR", "MAXLOC", "MINLOC", "REPLACE", "NO_OP", "AVG"};
+static_assert(all_named(op_names), "op_names: an op has no name (one per OPF_OPID_* id)");
 
 // Whether a kernel type is usable on this build (binary128 / int128 exist).
 template <class T> inline constexpr bool is_supported =

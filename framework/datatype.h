@@ -51,6 +51,7 @@ struct Datatype {
     int alignment = 1;             // largest alignment of a basic element
     int depth = 0;                 // nesting of `segments`
     uint64_t kernel_types = 0;     // bit k: some basic element has kernel type k
+    static_assert(OPF_KT_COUNT <= 64, "Datatype::kernel_types is a 64-bit mask: one bit per kernel type");
     opf_count_t size = 0;          // bytes of data in one item
     opf_count_t basic_per_item = 0;  // basic elements in one item
     opf_count_t leaf_calls = 0;    // leaves in one item (saturating)
