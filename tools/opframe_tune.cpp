@@ -109,6 +109,18 @@ struct Buffers {
     ~Buffers() { std::free(a); std::free(b); std::free(c); std::free(inv); }
 };
 
+// The data kinds beside random run up to this size: a kernel's data-dependent
+// path (an exact form for NaN or zeros) shows in the cache, and above it the
+// memory's speed hides it. Random data and both alignments run at every size.
+// (Every kind at every size made a full run take over 10 minutes on an
+// AVX-512 Xeon: the 256 KiB-4 MiB cells cost milliseconds each.)
+constexpr long kKindsUpTo = 64L << 10;
+// A provider this many times slower than the fastest at a size, on the same
+// data, alignment and form, is not timed at the larger sizes: it cannot win
+// the slot there, and the base's MX and fp8 kernels cost milliseconds a call
+// at 4 MiB (they took most of a full run).
+constexpr double kOutOfRace = 3.0;
+
 // One data kind at one alignment: with the forms and sizes, a slot's cells.
 struct Variant {
     opf::data::Kind kind;
@@ -401,6 +413,12 @@ int main(int argc, char **argv)
     std::string pins;
     int slots = 0, pinned = 0;
     std::vector<std::string> notes;
+    // Samples of 100 us in the full mode here (200 elsewhere): a slot's
+    // cells are many (data kinds x alignments), and the providers of a cell
+    // are timed interleaved, so a cell's noise is shared. (With 200 us a
+    // full run took 354 s on 2 vCPUs of an AVX-512 Xeon.)
+    const Mode before_slots = mode;
+    if (!mode.quick) mode.sample_ns = 100e3;
     for (int op = 1; op < OPF_OPID_COUNT; ++op)
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
             if (!opf_slot_exists(op, kt)) continue;
@@ -412,18 +430,29 @@ int main(int argc, char **argv)
                 for (int align : {64, 16}) variants.push_back({k, align});
                 kinds_text += (kinds_text.empty() ? "" : ", ") + std::string(opf::data::kind_name(k));
             }
+            if (variants.size() > 2) kinds_text += " (random at every size, the others to " + size_text(kKindsUpTo) + ")";
             // A cell: form f (0: 2-buffer, 1: 3-buffer), size class c, variant v.
             const std::size_t nc = classes.size(), nv = variants.size(), ncells = 2 * nc * nv;
             auto cell = [&](int f, std::size_t c, std::size_t v) { return (std::size_t(f) * nc + c) * nv + v; };
+            auto measured = [&](std::size_t c, std::size_t v) {
+                return variants[v].kind == opf::data::Kind::Random || classes[c] <= kKindsUpTo;
+            };
+            std::size_t nmeasured = 0;
+            for (std::size_t c = 0; c < nc; ++c)
+                for (std::size_t v = 0; v < nv; ++v) nmeasured += measured(c, v) ? 2 : 0;
             std::vector<std::vector<double>> time(providers.size(), std::vector<double>(ncells, 0));   // [provider][cell]
             std::vector<bool> offers(providers.size(), false);
-            const opf_count_t most = std::max<opf_count_t>(1, classes.back() / extent);
+            // [provider][form * nv + v]: out of the race from the size after the one that showed it
+            std::vector<std::vector<bool>> dropped(providers.size(), std::vector<bool>(2 * nv, false));
             for (std::size_t v = 0; v < nv; ++v) {
                 // The largest class's operands; each smaller class calls on their start.
+                const long largest = variants[v].kind == opf::data::Kind::Random ? classes.back()
+                                                                                 : std::min(classes.back(), kKindsUpTo);
                 const std::size_t at = variants[v].align == 64 ? 0 : 16;
                 unsigned char *a = buf.a + at, *b = buf.b + at, *out = buf.c + at, *inv = buf.inv + at;
-                fill_operands(buf, at, variants[v].kind, op, kt, std::size_t(most));
+                fill_operands(buf, at, variants[v].kind, op, kt, std::size_t(std::max<long>(1, largest / extent)));
                 for (std::size_t c = 0; c < nc; ++c) {
+                    if (!measured(c, v)) continue;
                     const opf_count_t n = std::max<opf_count_t>(1, classes[c] / extent);
                     std::vector<opf_kernel2_fn *> f2(providers.size(), nullptr);
                     std::vector<opf_kernel3_fn *> f3(providers.size(), nullptr);
@@ -434,6 +463,7 @@ int main(int argc, char **argv)
                         std::vector<std::function<void()>> fns;
                         std::vector<std::size_t> who;
                         for (std::size_t p = 0; p < providers.size(); ++p) {
+                            if (dropped[p][std::size_t(f) * nv + v]) continue;
                             if (f == 0 && f2[p]) fns.push_back(in_place(f2[p], op, a, inv, b, n));
                             else if (f == 1 && f3[p]) fns.push_back([=, k = f3[p]] { k(a, b, out, n); });
                             else continue;
@@ -442,6 +472,9 @@ int main(int argc, char **argv)
                         const std::vector<double> ns = medians_ns(fns);
                         for (std::size_t k = 0; k < who.size(); ++k)
                             time[who[k]][cell(f, c, v)] = ns[k] + providers[who[k]].after_ns;
+                        const double fastest = ns.empty() ? 0 : *std::min_element(ns.begin(), ns.end());
+                        for (std::size_t k = 0; k < who.size(); ++k)
+                            if (ns[k] > kOutOfRace * fastest) dropped[who[k]][std::size_t(f) * nv + v] = true;
                     }
                 }
             }
@@ -461,7 +494,7 @@ int main(int argc, char **argv)
             bool have_winner = false;
             for (std::size_t p = 0; p < providers.size(); ++p) {
                 // A provider that leaves a cell out cannot serve the slot alone.
-                if (cells[p] == 0 || std::size_t(cells[p]) < ncells) continue;
+                if (cells[p] == 0 || std::size_t(cells[p]) < nmeasured) continue;
                 if (!have_winner || score[p] < score[winner]) { winner = p; have_winner = true; }
             }
             if (!have_winner) continue;
@@ -498,6 +531,7 @@ int main(int argc, char **argv)
                 for (int f = 0; f < 2; ++f)
                     for (std::size_t c = c0; c <= c1; ++c)
                         for (std::size_t v = 0; v < nv; ++v) {
+                            if (!measured(c, v)) continue;
                             const std::size_t x = cell(f, c, v);
                             if (time[q][x] <= 0) return false;
                             if (time[p][x] <= 0) continue;
@@ -562,6 +596,7 @@ int main(int argc, char **argv)
             }
             if (mode.verbose) std::fprintf(stderr, "  %s %s: %s\n", op_name.c_str(), kt_name.c_str(), note);
         }
+    mode = before_slots;
     std::fprintf(stderr, "opframe_tune: %d slots timed, %d pinned against the priorities\n", slots, pinned);
     (void)max_slot_bytes;
 

@@ -30,15 +30,18 @@
 #      directory inside the root;
 #   3. in the chroot, with /proc, /sys, /dev, /dev/pts and /dev/shm
 #      bind-mounted (always unmounted again, also on error or Ctrl-C):
-#      ./autogen.sh && ./configure && make && make check, then the bridge
-#      test (contrib/openmpi/test_ompi_bridge.sh) in its deep form;
+#      ./autogen.sh && ./configure && make && make check (the bridge's
+#      test, contrib/openmpi/test_ompi_bridge.sh, in its quick form among
+#      the others), then the bridge's test in its deep form;
 #   4. test-suite.log, bridge-deep.log and the logs of failed tests copied to --out (default
 #      ./debian13-logs); exit status: make check's (77 when this machine
 #      cannot make a chroot: not root, no debootstrap).
-# OPF_BRIDGE_DEPTH=quick runs the bridge test in its quick form instead
-# (bridge-quick.log), and OPF_BRIDGE_RANKS=all adds its every ranks case to
-# it (CI's step 70: the ranks that differ, on 5.0, without the whole matrix
-# at 2 and 4 ranks again, which step 15 runs on 4.1).
+# OPF_BRIDGE_DEPTH=quick leaves the deep form out (make check's quick form
+# is the bridge's run), OPF_BRIDGE_RANKS=all adds every case of ranks that
+# differ to the quick form, and OPF_DEBIAN_TESTS=bridge runs the bridge's
+# test alone of make check's (CI's step 70: the bridge on 5.0 with every
+# ranks case; the whole matrix at 2 and 4 ranks runs on 4.1 in step 15, the
+# other tests in steps built by GCC 12, 16 and clang).
 # With --riscv64, step 3 is contrib/riscv64/check.sh instead (make
 # check-riscv64: the riscv64 cross-build and its checks under qemu-riscv64,
 # which need Debian 13's GCC 14 and QEMU 10), and step 4 is its output; the
@@ -97,7 +100,7 @@ if [ $suite = sid ]; then
     apt_valid="-o Acquire::Check-Valid-Until=false"
     bridge_depth=quick
 fi
-bridge_log=bridge-$bridge_depth.log
+bridge_log=bridge-deep.log   # (deep only)
 [ "$(id -u)" = 0 ] || { say "SKIP: needs root (debootstrap, chroot, mount)"; exit 77; }
 command -v debootstrap >/dev/null || { say "SKIP: no debootstrap (apt-get install debootstrap)"; exit 77; }
 
@@ -247,17 +250,22 @@ say "$(in_root sh -c 'ompi_info --version | head -1; g++ --version | head -1;
     . /etc/os-release; echo $PRETTY_NAME' | tr '\n' ';')"
 t0=$(date +%s)
 rc=0
-# make check (every test's quick form), then the bridge's deep form (2 and 4
-# ranks, every case on the whole matrix): Open MPI 5.0 is this run's point.
+# make check (every test's quick form, the bridge's among them), then, deep,
+# the bridge's deep form (2 and 4 ranks, every case on the whole matrix):
+# Open MPI 5.0 is this run's point. OPF_DEBIAN_TESTS=bridge: of make check,
+# the bridge's test alone (the tree is built whole all the same).
 # Built as quickstart.sh check builds (line tables only, check-build first).
-in_root sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 && ./configure -q CFLAGS='-O2 -g1' CXXFLAGS='-O2 -g1' &&
+tests=""
+[ "${OPF_DEBIAN_TESTS:-}" = bridge ] && tests=TESTS=contrib/openmpi/test_ompi_bridge.sh
+deep_bridge="make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=$bridge_log OPF_CHECK_DEPTH=deep"
+[ $bridge_depth = deep ] || deep_bridge=true
+in_root env ${OPF_BRIDGE_RANKS:+OPF_BRIDGE_RANKS=$OPF_BRIDGE_RANKS} sh -c "cd $scratch && ./autogen.sh >/dev/null 2>&1 &&
+               ./configure -q CFLAGS='-O2 -g1' CXXFLAGS='-O2 -g1' &&
                make -j$((jobs + 1)) check-build >make.log 2>&1 ||
                { tail -40 make.log; exit 99; }
-               make -j$jobs check; quick=\$?
-               make check TESTS=contrib/openmpi/test_ompi_bridge.sh TEST_SUITE_LOG=$bridge_log OPF_CHECK_DEPTH=$bridge_depth \
-                   ${OPF_BRIDGE_RANKS:+OPF_BRIDGE_RANKS=$OPF_BRIDGE_RANKS} &&
-               exit \$quick" || rc=$?
-say "build, make check and the bridge's $bridge_depth form: $(( $(date +%s) - t0 ))s, exit $rc"
+               make -j$jobs check $tests; quick=\$?
+               $deep_bridge && exit \$quick" || rc=$?
+say "build, make check${tests:+ ($tests)} and the bridge's $bridge_depth form: $(( $(date +%s) - t0 ))s, exit $rc"
 
 # ---- 4. logs ---------------------------------------------------------------------
 mkdir -p "$out"
