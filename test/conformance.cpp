@@ -1277,9 +1277,14 @@ void check_slot(Harness& h, int op_id, int kt, const SlotData& s)
     // The data kinds the tuner and the benchmark time kernels on (integer
     // values with zeros, sparse NaN and signed zeros, runs of ties): a
     // kernel's data-dependent paths (a screen that switches forms at the
-    // first block it flags, a NaN after the switch) on the data that takes them.
+    // first block it flags, a NaN after the switch) on the data that takes
+    // them: the ops whose kernels have such paths (the screened MAX / MIN,
+    // MAXLOC / MINLOC's ties; --slow: every op). Every op at every ISA level
+    // cost CI's deep step two minutes.
+    const bool data_paths = op_id == OPF_OPID_MAX || op_id == OPF_OPID_MIN || op_id == OPF_OPID_MAXLOC ||
+                            op_id == OPF_OPID_MINLOC || h.opt.e.slow();
     for (opf::data::Kind kind : opf::data::timing_kinds(kt)) {
-        if (kind == opf::data::Kind::Random || !s.kinds || listed)
+        if (kind == opf::data::Kind::Random || !s.kinds || listed || !data_paths)
             continue;
         for (size_t n : {size_t(1000), size_t(4099)}) {
             if (n > h.opt.e.max_length || (n > 1000 && h.opt.e.quick()))

@@ -427,15 +427,17 @@ int main(int argc, char **argv)
             std::vector<Variant> variants;
             std::string kinds_text;
             for (opf::data::Kind k : opf::data::timing_kinds(kt)) {
-                for (int align : {64, 16}) variants.push_back({k, align});
+                for (int align : {64, 16})   // (--quick: the kinds beside random at malloc's offset alone)
+                    if (!mode.quick || k == opf::data::Kind::Random || align == 16) variants.push_back({k, align});
                 kinds_text += (kinds_text.empty() ? "" : ", ") + std::string(opf::data::kind_name(k));
             }
-            if (variants.size() > 2) kinds_text += " (random at every size, the others to " + size_text(kKindsUpTo) + ")";
+            if (variants.size() > 2)
+                kinds_text += " (random at every size, the others to " + size_text(mode.quick ? classes.front() : kKindsUpTo) + ")";
             // A cell: form f (0: 2-buffer, 1: 3-buffer), size class c, variant v.
             const std::size_t nc = classes.size(), nv = variants.size(), ncells = 2 * nc * nv;
             auto cell = [&](int f, std::size_t c, std::size_t v) { return (std::size_t(f) * nc + c) * nv + v; };
             auto measured = [&](std::size_t c, std::size_t v) {
-                return variants[v].kind == opf::data::Kind::Random || classes[c] <= kKindsUpTo;
+                return variants[v].kind == opf::data::Kind::Random || classes[c] <= (mode.quick ? classes.front() : kKindsUpTo);
             };
             std::size_t nmeasured = 0;
             for (std::size_t c = 0; c < nc; ++c)
