@@ -254,10 +254,11 @@ else
     fail "could not build ompi_bridge_internal.c against Open MPI's internal headers"
 fi
 
-# ---- 3. the same program without the bridge (stock Open MPI kernels)
-for np in $NPS; do
-    run "stock-np$np" "$np" stock --mca op ^opframe
-done
+# ---- 3. the same program without the bridge (stock Open MPI kernels), at 2
+# ranks in every form: what it shows (the program's expectations of Open
+# MPI's own kernels, their known defects tolerated) does not change with the
+# rank count, and the whole matrix at 4 ranks cost the deep form 90 s.
+run "stock-np2" 2 stock --mca op ^opframe
 run_degraded "stock-base-only-np2" 2 stock --mca op ^opframe,avx
 
 # ---- 4. broken opframe installs degrade to Open MPI's kernels, and the job
