@@ -204,7 +204,8 @@ template <class Fmt> void put_mx(unsigned char *p, Kind k, Rng &r)
         while (base::mx_nonfinite<Fmt>(code));
         if (k == Kind::Integers && r.below(4) == 0) code = 0;
         if (k == Kind::Sparse && r.below(1000) == 0 && Fmt::special != 0) code = 0x7f;   // (a NaN in E4M3 and E5M2)
-        if (k == Kind::Sparse && r.below(1000) == 0) code = r.below(2) ? Fmt::sign_bit : 0;
+        if (k == Kind::Sparse && r.below(1000) == 0)   // a zero of either sign (MXINT8 has only +0: 0x80 is -128)
+            code = !Fmt::is_int && r.below(2) ? Fmt::sign_bit : 0;
         c = uint8_t(code);
     }
     if (k == Kind::Ones)   // 1.0: exponent field = bias (floats), 2^6 steps (MXINT8)
