@@ -22,6 +22,7 @@
 //                    [--threads|--no-threads] [-v] [--self-test]
 // (man/opframe_check.1 gives the lengths, layouts and thread check of each depth.)
 
+#include "test/conformance.h"
 #include "test/engine/reference.h"
 #include "base/kernels.h"
 #include "tools/data_kinds.h"
@@ -1869,7 +1870,10 @@ bool parse_args(int argc, char** argv, Options& opt)
 
 } // namespace
 
-int main(int argc, char** argv)
+// The run's entry point: test/conformance_main.cpp calls it, and so does the
+// installed tool (tools/opframe_check.cpp) after its own options: one build of
+// this file for both.
+int opf_conformance_main(int argc, char** argv)
 {
     Harness h;
     if (!parse_args(argc, argv, h.opt))

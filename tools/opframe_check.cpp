@@ -13,33 +13,20 @@
 // of one's own), refuses a --provider that names no usable provider (with
 // the component's state and reason, or the ones there are), and lists the
 // providers (--list). Everything else goes to the conformance run unchanged.
-// test/conformance.cpp is compiled here a second time as it is, with its
-// main renamed; the engine (test/engine/libengine.a) is linked as the test
-// programs link it.
+// The run is test/conformance.cpp, compiled once into
+// test/engine/libconformance.a and linked here as test/conformance links it.
 
-// Every header conformance.cpp includes, first: the rename below must touch
-// its own main only.
-#include "test/engine/reference.h"
+#include "test/conformance.h"
+#include "test/engine/engine.h"
 
 #include <opframe/introspect.h>
 #include <opframe/opframe.h>
 
-#include <algorithm>
-#include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <map>
-#include <memory>
-#include <set>
 #include <string>
-#include <tuple>
 #include <vector>
-
-#include <dlfcn.h>
-
-#define main opf_conformance_main
-#include "test/conformance.cpp"
-#undef main
 
 namespace {
 

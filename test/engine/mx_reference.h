@@ -124,11 +124,10 @@ Big from_scaled(uint64_t m, int e)
 {
     Big r;
     const int at = e + kLow;
-    for (int bit = 0; bit < 64; ++bit)
-        if ((m >> bit) & 1) {
-            const int p = at + bit;
-            r.d[size_t(p / 32)] |= 1u << (p % 32);
-        }
+    // m shifted to bit `at`: up to three 32-bit words (m < 2^53)
+    const unsigned __int128 placed = (unsigned __int128)m << (at % 32);
+    for (size_t w = size_t(at / 32), i = 0; i < 3 && w < r.d.size(); ++w, ++i)
+        r.d[w] = uint32_t(placed >> (32 * i));
     return r;
 }
 // a double (exact: its 53-bit mantissa placed)
