@@ -6,7 +6,7 @@
 # 3 min to compile the library instrumented on 2 cores, then 40 s per target, two at a time.
 . "$CI_ROOT/.ci/lib.sh"
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
-seconds=${CI_FUZZ_SECONDS:-25}
+seconds=${CI_FUZZ_SECONDS:-15}
 echo "fuzz: each target for $seconds s"
 ./autogen.sh >/dev/null && ./configure -q && make fuzz FUZZ_SECONDS="$seconds" >fuzz.log 2>&1; rc=$?
 grep -E '^fuzz:|^    \|' fuzz.log | grep -v '^    | *#[0-9]'

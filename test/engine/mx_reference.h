@@ -130,17 +130,19 @@ Big from_scaled(uint64_t m, int e)
         r.d[w] = uint32_t(placed >> (32 * i));
     return r;
 }
-// a double (exact: its 53-bit mantissa placed)
+// a double (exact: its 53-bit mantissa placed, read from the bits)
 Big from_double(double v)
 {
     if (v == 0) return Big{};
-    int e;
-    const double f = std::frexp(std::fabs(v), &e);   // v = f 2^e, f in [0.5, 1)
-    uint64_t m = uint64_t(std::ldexp(f, 53));
-    int at = e - 53;
-    while (!(m & 1)) m >>= 1, ++at;   // the lowest set bit: at or above 2^-kLow
-    Big r = from_scaled(m, at);
-    r.neg = v < 0;
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    const int biased = int((bits >> 52) & 0x7ff);
+    uint64_t m = bits & ((uint64_t(1) << 52) - 1);
+    int at = -1074;   // a subnormal's scale
+    if (biased) m |= uint64_t(1) << 52, at = biased - 1075;
+    const int zeros = __builtin_ctzll(m);   // the lowest set bit: at or above 2^-kLow
+    Big r = from_scaled(m >> zeros, at + zeros);
+    r.neg = bits >> 63;
     return r;
 }
 Big times(const Big& a, uint32_t k)
@@ -202,11 +204,14 @@ template <class S> void quantize(const Big (&v)[32], uint32_t k, uint8_t* out)
     }
     out[0] = uint8_t(x + 127);
     const auto& mags = S::magnitudes();
+    // k * magnitude * 2^x for every magnitude, the block's candidates
+    std::vector<Big> cands(mags.size());
+    for (size_t j = 0; j < mags.size(); ++j) cands[j] = times(from_double(std::ldexp(mags[j].first, x)), k);
     for (int i = 0; i < 32; ++i) {
         Big a = v[i];
         const bool neg = a.neg;
         a.neg = false;
-        auto cand = [&](size_t j) { return times(from_double(std::ldexp(mags[j].first, x)), k); };
+        auto cand = [&](size_t j) { return cands[j]; };
         // the largest magnitude j with k * mag(j) 2^x <= |v|, by bisection
         size_t lo = 0, hi = mags.size();   // mag(lo) fits; hi: first that does not
         while (hi - lo > 1) {
