@@ -1,9 +1,9 @@
 # Fuzzing (issue 12): every libFuzzer target in fuzz/ (parameter file and
 # value parsers; op list, pins, .la and ELF headers; derived types reduced on
-# exact-span buffers) runs CI_FUZZ_SECONDS (default 25) on its seed corpus,
+# exact-span buffers) runs CI_FUZZ_SECONDS (default 15) on its seed corpus,
 # built with clang + ASan + UBSan. Any crash, hang (10 s on one input), leak
 # or sanitizer report fails the target. Counts: one per target. Budget: about
-# 3 min to compile the library instrumented on 2 cores, then 40 s per target, two at a time.
+# 80 s to compile the library instrumented on 2 cores, then 15 s per target and its merge, two at a time.
 . "$CI_ROOT/.ci/lib.sh"
 dir=$(mktemp -d); ci_copy_tree "$dir"; cd "$dir"
 seconds=${CI_FUZZ_SECONDS:-15}
