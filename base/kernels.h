@@ -3,6 +3,7 @@
 #pragma once
 
 #include <opframe/component.h>
+#include "base/type_description.h"
 
 namespace opf::base {
 
@@ -42,8 +43,9 @@ int kernel_type_data_size(int kernel_type);
 // a pair's trailing padding is not data).
 int kernel_type_data_end(int kernel_type);
 bool kernel_type_supported(int kernel_type);
-// The MX block formats (mx.h): their n-ary result is no chain of 3-buffer calls.
-inline bool kernel_type_is_block(int kt) { return kt >= OPF_KT_MXFP8_E4M3 && kt <= OPF_KT_MXINT8; }
+// The block formats (type_description.h's Block nature, mx.h): their n-ary
+// result is no chain of 3-buffer calls.
+inline bool kernel_type_is_block(int kt) { return kernel_type_nature(kt) == Nature::Block; }
 // Whether op's plain n-ary result is the left-to-right chain of its 3-buffer
 // calls: every op's but AVG's (the sum divided by k) and the MX block
 // formats' arithmetic (quantized once: base/mx.h; their copies, REPLACE and

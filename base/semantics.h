@@ -15,6 +15,7 @@
 
 #include "base/mx.h"
 #include "base/storage.h"
+#include "base/type_description.h"
 
 namespace opf::base {
 
@@ -25,9 +26,9 @@ template <class T> inline constexpr bool is_integer =
 template <> inline constexpr bool is_integer<__int128> = true;
 #endif
 
-template <class T> inline constexpr bool is_real =
-    std::is_floating_point_v<T> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
-    std::is_same_v<T, Float8E4M3> || std::is_same_v<T, Float8E5M2>;
+// Reals: the native floating types and the narrow floats of
+// type_description.h's table.
+template <class T> inline constexpr bool is_real = std::is_floating_point_v<T> || is_narrow<T>;
 #ifdef __SIZEOF_FLOAT128__
 template <> inline constexpr bool is_real<__float128> = true;
 #endif
@@ -120,15 +121,8 @@ template <class T> OPF_HD inline T max_value(T a, T b)
 // PyTorch. NCCL differs: its fp8 reductions convert with CUDA's __NV_SATFINITE
 // (overflow saturates to +-448 / +-57344, inf too) and, on sm_90, add in
 // half before converting (two roundings).
-template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ||
-                                    std::is_same_v<T, Float8E4M3> || std::is_same_v<T, Float8E5M2>;
-template <Narrow T> OPF_HD inline T narrow(float f)
-{
-    if constexpr (std::is_same_v<T, Half>) return to_half(f);
-    else if constexpr (std::is_same_v<T, BFloat16>) return to_bfloat16(f);
-    else if constexpr (std::is_same_v<T, Float8E4M3>) return to_float8_e4m3(f);
-    else return to_float8_e5m2(f);
-}
+template <class T> concept Narrow = is_narrow<T>;
+template <Narrow T> OPF_HD inline T narrow(float f) { return FromFloat<T>::round(f); }   // storage.h
 template <Narrow T, class F> OPF_HD inline T in_float(T a, T b, F f)
 {
     return narrow<T>(f(to_float(a), to_float(b)));

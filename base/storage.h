@@ -251,6 +251,15 @@ OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
 #endif
 }
 
+// ---- rounding from float, by type --------------------------------------------
+// FromFloat<T>::round(f): f rounded once to the narrow float T (semantics.h's
+// narrow<T>). A narrow type without one fails to compile here, naming T.
+template <class T> struct FromFloat;
+template <> struct FromFloat<Half> { OPF_HD static Half round(float f) { return to_half(f); } };
+template <> struct FromFloat<BFloat16> { OPF_HD static BFloat16 round(float f) { return to_bfloat16(f); } };
+template <> struct FromFloat<Float8E4M3> { OPF_HD static Float8E4M3 round(float f) { return to_float8_e4m3(f); } };
+template <> struct FromFloat<Float8E5M2> { OPF_HD static Float8E5M2 round(float f) { return to_float8_e5m2(f); } };
+
 // ---- data bytes -------------------------------------------------------------
 // The bytes of a scalar that hold its value: all of them, except x87's
 // 80-bit long double (10 value bytes, 6 of padding in its 16).

@@ -1,6 +1,7 @@
 // type_list.h — the two lists the (op x kernel type) matrix is generated
-// from: the kernel types in OPF_KT_* order and the op functors in OPF_OPID_*
-// order. Adding a type or an op means adding it here (and to the enums).
+// from: the kernel types in OPF_KT_* order (type_description.h's table) and
+// the op functors in OPF_OPID_* order. An op is added here and to the enum;
+// a type, in type_description.h (docs/design.md, "Adding a datatype").
 #pragma once
 
 #include <cstddef>
@@ -8,6 +9,7 @@
 
 #include <opframe/component.h>
 #include "base/semantics.h"
+#include "base/type_description.h"
 
 namespace opf::base {
 
@@ -20,27 +22,19 @@ template <std::size_t I, class H, class... T> struct At<I, TypeList<H, T...>> : 
 template <class H, class... T> struct At<0, TypeList<H, T...>> { using type = H; };
 template <std::size_t I, class List> using at_t = typename At<I, List>::type;
 
-// Indexed by OPF_KT_*.
-using KernelTypes = TypeList<
-    int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t,
-    Int128,
-    Half, BFloat16, float, double, long double, Float128,
-    Complex<float>, Complex<double>, Complex<long double>,
-    Pair<float, int>, Pair<double, int>, Pair<long, int>, Pair<int, int>,
-    Pair<short, int>, Pair<long double, int>, Pair<float, float>, Pair<double, double>,
-    Float8E4M3, Float8E5M2,
-    MxBlock<MxE4M3>, MxBlock<MxE5M2>, MxBlock<MxE3M2>, MxBlock<MxE2M3>, MxBlock<MxE2M1>, MxBlock<MxInt8>>;
+// Indexed by OPF_KT_*: the storage types of type_description.h's table.
+template <class List> struct DropFirst;
+template <class H, class... T> struct DropFirst<TypeList<H, T...>> { using type = TypeList<T...>; };
+#define OPF_KT_COMMA_STORAGE(ID, TYPE, NATURE) , OPF_KT_STORAGE(TYPE)
+using KernelTypes = typename DropFirst<TypeList<void OPF_KERNEL_TYPES(OPF_KT_COMMA_STORAGE)>>::type;
+#undef OPF_KT_COMMA_STORAGE
 static_assert(KernelTypes::size == OPF_KT_COUNT, "KernelTypes must follow the OPF_KT_* enum");
 
 inline constexpr const char *kernel_type_names[OPF_KT_COUNT] = {
-    "INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64",
-    "INT128",
-    "FLOAT16", "BFLOAT16", "FLOAT", "DOUBLE", "LONG_DOUBLE", "FLOAT128",
-    "C_FLOAT_COMPLEX", "C_DOUBLE_COMPLEX", "C_LONG_DOUBLE_COMPLEX",
-    "FLOAT_INT", "DOUBLE_INT", "LONG_INT", "2INT",
-    "SHORT_INT", "LONG_DOUBLE_INT", "2FLOAT", "2DOUBLE",
-    "FLOAT8_E4M3", "FLOAT8_E5M2",
-    "MXFP8_E4M3", "MXFP8_E5M2", "MXFP6_E3M2", "MXFP6_E2M3", "MXFP4_E2M1", "MXINT8"};
+#define OPF_KT_NAME(ID, TYPE, NATURE) #ID,
+    OPF_KERNEL_TYPES(OPF_KT_NAME)
+#undef OPF_KT_NAME
+};
 
 // Every entry named: a list shorter than its enum compiles, and leaves the
 // new entries' names null (a type added to KernelTypes without its name).

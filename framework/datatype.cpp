@@ -10,8 +10,10 @@
 #include <cwchar>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include "base/kernels.h"
+#include "base/type_list.h"
 #include "framework/error.h"
 #include "framework/handles.h"
 
@@ -131,6 +133,30 @@ constexpr Predefined predefined_list[] = {
     {OPF_TYPEID_MXINT8, "MXINT8", OPF_KT_MXINT8, G::Block},
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
+
+// The ops a datatype takes (its group's, ops_of) and the ops its kernel
+// type's functors define (semantics.h: each op's `defined`) are one rule: a
+// group may promise no op the functor lacks, or a valid (op, type) pair
+// would have no kernel. Checked for every row where this build has the
+// kernel type; a failure names the row (PromisedOps<row>).
+template <class T> constexpr uint32_t functor_ops()
+{
+    if (!base::is_supported<T>) return ~uint32_t(0);   // a type this build lacks: nothing to check
+    return []<std::size_t... O>(std::index_sequence<O...>) {
+        return ((base::at_t<O, base::Ops>::template defined<T> ? op_bit(int(O)) : 0u) | ...);
+    }(std::make_index_sequence<OPF_OPID_COUNT>{});
+}
+constexpr auto functor_ops_by_kt = []<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<uint32_t, sizeof...(K)>{functor_ops<base::at_t<K, base::KernelTypes>>()...};
+}(std::make_index_sequence<OPF_KT_COUNT>{});
+template <std::size_t Row> struct PromisedOps {
+    static constexpr const Predefined &p = predefined_list[Row];
+    static_assert((ops_of(p.group) & ~functor_ops_by_kt[std::size_t(p.kernel_type)]) == 0,
+                  "predefined_list: this row's group promises an op its kernel type's functor does not define");
+    static constexpr bool ok = true;
+};
+static_assert([]<std::size_t... R>(std::index_sequence<R...>) { return (PromisedOps<R>::ok && ...); }(
+    std::make_index_sequence<std::size(predefined_list)>{}));
 
 // ---- geometry ---------------------------------------------------------------
 // Every offset, bound and size is computed in 128 bits and checked to fit in

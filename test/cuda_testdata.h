@@ -71,6 +71,8 @@ template <class T> void scalar_value(unsigned char *p, Rng &r)
                               L::signaling_NaN(), L::denorm_min(), -L::denorm_min(), L::min(), -L::min(),
                               L::max(), -L::max(), T(1), T(-1), T(1) + L::epsilon(), T(0.5), T(3)};
         set(p, specials[r.below(sizeof specials / sizeof specials[0])]);
+    } else if constexpr (opf::base::is_narrow<T>) {
+        static_assert(opf::base::no_rule_for<T>, "scalar_value: a narrow type with no special values here");
     } else {
         using L = std::numeric_limits<T>;
         const T specials[] = {T(0), T(1), T(-1), L::min(), L::max(), T(L::max() - 1), T(2)};

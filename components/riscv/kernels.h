@@ -50,10 +50,10 @@ struct RvvRegs {
     // float16 needs vector conversions (Zvfhmin) or arithmetic (Zvfh): the
     // base V table leaves it to the base, the Zvfh table serves it
     // (rvv_zvfh_kernels.cpp). fp8 widens through float16 (simd.h's
-    // Fp8ViaFloat calls widen_half), so it stays with the base too. Everything
+    // Fp8ViaFloat calls widen_half), so it stays with the base too, as does
+    // every narrow float of type_description.h but bfloat16. Everything
     // else is simd.h's, bfloat16 included (integer rounding, base V only).
-    template <class T> static constexpr bool via_half = std::is_same_v<T, base::Half> ||
-        std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>;
+    template <class T> static constexpr bool via_half = base::is_narrow<T> && !std::is_same_v<T, base::BFloat16>;
     template <class Op, class T> static constexpr bool offers = !via_half<T>;
     template <class Op, class T> struct Family { using type = void; };
 };

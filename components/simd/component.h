@@ -24,6 +24,7 @@
 #include <opframe/component.h>
 #include <opframe/introspect.h>
 #include "base/matrix.h"
+#include "base/type_description.h"
 
 namespace opf::simd {
 
@@ -68,10 +69,7 @@ extern const SlotTable avx512_bf16_table;   // the OPF_KT_BFLOAT16 column: AVX51
 // 10.4; SUM BFLOAT16 count 32: 16.7 / 6.9 / 8.2). So are FLOAT8_E4M3 and
 // FLOAT8_E5M2 (SUM FLOAT8_E4M3, base / avx2, ns: count 3 17.2 / 17.9,
 // count 4 22.0 / 35.0, 8 41.3 / 35.9, 16 77.7 / 36.1, 64 667 / 40).
-inline bool rounds_per_element(int kt)
-{
-    return kt == OPF_KT_FLOAT16 || kt == OPF_KT_BFLOAT16 || kt == OPF_KT_FLOAT8_E4M3 || kt == OPF_KT_FLOAT8_E5M2;
-}
+inline bool rounds_per_element(int kt) { return base::kernel_type_nature(kt) == base::Nature::Narrow; }
 inline constexpr const char *component_min_bytes = "128";
 
 // The offer's min_count for kernel type kt: the elements in min_bytes,
