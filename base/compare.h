@@ -19,6 +19,8 @@ template <class T> inline bool same_value(const T &a, const T &b)
         return a.bits == b.bits || (((a.bits & 0x7f) == 0x7f) && ((b.bits & 0x7f) == 0x7f));
     else if constexpr (std::is_same_v<T, Float8E5M2>)
         return a.bits == b.bits || (((a.bits & 0x7f) > 0x7c) && ((b.bits & 0x7f) > 0x7c));
+    else if constexpr (std::is_same_v<T, Float8E4M3Fnuz> || std::is_same_v<T, Float8E5M2Fnuz>)
+        return a.bits == b.bits;   // one NaN code (0x80)
     else if constexpr (is_narrow<T>)   // a narrow float's NaN codes are its own: no default
         static_assert(no_rule_for<T>, "same_value: a narrow type of type_description.h has no NaN rule here");
     else if constexpr (is_mx<T>)   // any NaN block (scale 0xFF) matches any other

@@ -251,6 +251,44 @@ OPF_HD inline Float8E5M2 to_float8_e5m2(float f)
 #endif
 }
 
+// ---- AMD's FNUZ 8-bit floats (CDNA3; PyTorch's and ml_dtypes'
+// float8_e4m3fnuz, float8_e5m2fnuz) ---------------------------------------------
+// No infinities and no negative zero: 0x80, the pattern of -0, is the one
+// NaN. Rounded as the OCP formats (to nearest even, once); a magnitude that
+// rounds beyond the largest finite, an inf and a NaN give the NaN; a result
+// that rounds to zero is +0 whatever its sign.
+//   E4M3FNUZ: 1.4.3, bias 8, the largest finite is 240 (from 248 on: NaN).
+//   E5M2FNUZ: 1.5.2, bias 16, the largest finite is 57344 (from 61440 on).
+struct Float8E4M3Fnuz { uint8_t bits; };
+struct Float8E5M2Fnuz { uint8_t bits; };
+inline constexpr uint8_t kFnuzNan = 0x80;
+
+template <int Man, int Bias> OPF_HD inline float fnuz_to_float(uint8_t b)
+{
+    if (b == kFnuzNan)
+        return bits_as<float>(0x7fc00000u);
+    const uint32_t sign = uint32_t(b & 0x80u) << 24;
+    const uint32_t exp = uint32_t(b & 0x7fu) >> Man, mant = b & ((1u << Man) - 1);
+    if (exp != 0)                                  // normal: rebias to 127
+        return bits_as<float>(sign | ((exp + 127 - Bias) << 23) | (mant << (23 - Man)));
+    // subnormal or zero: mant ulps of 2^(1-Bias-Man), exact in float
+    return bits_as<float>(sign | bits_as<uint32_t>(float(mant) * bits_as<float>(uint32_t(128 - Bias - Man) << 23)));
+}
+// Overflow: |f| at or above OverflowBits (a float's bits) rounds past the
+// largest finite.
+template <int Man, int Bias, uint32_t OverflowBits> OPF_HD inline uint8_t float_to_fnuz(float f)
+{
+    const uint32_t x = bits_as<uint32_t>(f), abs = x & 0x7fffffffu;
+    if (abs >= OverflowBits)                       // inf and NaN included
+        return kFnuzNan;
+    const uint8_t q = round_to_float8<Man, Bias>(abs);
+    return q == 0 ? uint8_t(0) : uint8_t(((x >> 24) & 0x80u) | q);
+}
+OPF_HD inline float to_float(Float8E4M3Fnuz b) { return fnuz_to_float<3, 8>(b.bits); }
+OPF_HD inline float to_float(Float8E5M2Fnuz b) { return fnuz_to_float<2, 16>(b.bits); }
+OPF_HD inline Float8E4M3Fnuz to_float8_e4m3fnuz(float f) { return {float_to_fnuz<3, 8, 0x43780000u>(f)}; }      // 248
+OPF_HD inline Float8E5M2Fnuz to_float8_e5m2fnuz(float f) { return {float_to_fnuz<2, 16, 0x47700000u>(f)}; }     // 61440
+
 // ---- rounding from float, by type --------------------------------------------
 // FromFloat<T>::round(f): f rounded once to the narrow float T (semantics.h's
 // narrow<T>). A narrow type without one fails to compile here, naming T.
@@ -259,6 +297,12 @@ template <> struct FromFloat<Half> { OPF_HD static Half round(float f) { return 
 template <> struct FromFloat<BFloat16> { OPF_HD static BFloat16 round(float f) { return to_bfloat16(f); } };
 template <> struct FromFloat<Float8E4M3> { OPF_HD static Float8E4M3 round(float f) { return to_float8_e4m3(f); } };
 template <> struct FromFloat<Float8E5M2> { OPF_HD static Float8E5M2 round(float f) { return to_float8_e5m2(f); } };
+template <> struct FromFloat<Float8E4M3Fnuz> {
+    OPF_HD static Float8E4M3Fnuz round(float f) { return to_float8_e4m3fnuz(f); }
+};
+template <> struct FromFloat<Float8E5M2Fnuz> {
+    OPF_HD static Float8E5M2Fnuz round(float f) { return to_float8_e5m2fnuz(f); }
+};
 
 // ---- data bytes -------------------------------------------------------------
 // The bytes of a scalar that hold its value: all of them, except x87's

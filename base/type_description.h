@@ -64,7 +64,9 @@ enum class Nature { Integer, Real, Narrow, Complex, Pair, Block, Unknown };
     X(MXFP6_E3M2, (MxBlock<MxE3M2>), Block)                                                                \
     X(MXFP6_E2M3, (MxBlock<MxE2M3>), Block)                                                                \
     X(MXFP4_E2M1, (MxBlock<MxE2M1>), Block)                                                                \
-    X(MXINT8, (MxBlock<MxInt8>), Block)
+    X(MXINT8, (MxBlock<MxInt8>), Block)                                                                    \
+    X(FLOAT8_E4M3FNUZ, (Float8E4M3Fnuz), Narrow)                                                           \
+    X(FLOAT8_E5M2FNUZ, (Float8E5M2Fnuz), Narrow)
 
 // (T) -> T: the table's parenthesised storage types.
 template <class T> struct Unparen;

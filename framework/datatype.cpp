@@ -131,6 +131,8 @@ constexpr Predefined predefined_list[] = {
     {OPF_TYPEID_MXFP6_E2M3, "MXFP6_E2M3", OPF_KT_MXFP6_E2M3, G::Block},
     {OPF_TYPEID_MXFP4_E2M1, "MXFP4_E2M1", OPF_KT_MXFP4_E2M1, G::Block},
     {OPF_TYPEID_MXINT8, "MXINT8", OPF_KT_MXINT8, G::Block},
+    {OPF_TYPEID_FLOAT8_E4M3FNUZ, "FLOAT8_E4M3FNUZ", OPF_KT_FLOAT8_E4M3FNUZ, G::Floating},
+    {OPF_TYPEID_FLOAT8_E5M2FNUZ, "FLOAT8_E5M2FNUZ", OPF_KT_FLOAT8_E5M2FNUZ, G::Floating},
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
 

@@ -86,6 +86,7 @@ static const int group_of[OPF_TYPEID_COUNT_] = {
     /* OCP MX blocks: MAX MIN SUM AVG (no PROD) */
     [OPF_TYPEID_MXFP8_E4M3] = G_BLOCK, [OPF_TYPEID_MXFP8_E5M2] = G_BLOCK, [OPF_TYPEID_MXFP6_E3M2] = G_BLOCK,
     [OPF_TYPEID_MXFP6_E2M3] = G_BLOCK, [OPF_TYPEID_MXFP4_E2M1] = G_BLOCK, [OPF_TYPEID_MXINT8] = G_BLOCK,
+    [OPF_TYPEID_FLOAT8_E4M3FNUZ] = G_FLOAT, [OPF_TYPEID_FLOAT8_E5M2FNUZ] = G_FLOAT,
 };
 
 static int op_valid(int op, int g)
@@ -160,6 +161,7 @@ static void test_names(void)
         { OPF_2INT, "2INT" }, { OPF_UNSIGNED_LONG_LONG, "UNSIGNED_LONG_LONG" }, { OPF_LOGICAL, "LOGICAL" },
         { OPF_INTEGER8, "INTEGER8" }, { OPF_CHAR, "CHAR" }, { OPF_FLOAT16, "FLOAT16" },
         { OPF_FLOAT8_E4M3, "FLOAT8_E4M3" }, { OPF_FLOAT8_E5M2, "FLOAT8_E5M2" },
+        { OPF_FLOAT8_E4M3FNUZ, "FLOAT8_E4M3FNUZ" }, { OPF_FLOAT8_E5M2FNUZ, "FLOAT8_E5M2FNUZ" },
         { OPF_MXFP8_E4M3, "MXFP8_E4M3" }, { OPF_MXFP4_E2M1, "MXFP4_E2M1" }, { OPF_MXINT8, "MXINT8" },
     };
     for (size_t i = 0; i < sizeof few / sizeof few[0]; ++i) {

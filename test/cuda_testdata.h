@@ -65,6 +65,10 @@ template <class T> void scalar_value(unsigned char *p, Rng &r)
         static const uint8_t e5m2[] = {0x00, 0x80, 0x7c, 0xfc, 0x7e, 0x7d, 0x01, 0x83, 0x04, 0x7b, 0xfb, 0x3c, 0x3d, 0x78};
         const uint8_t v = std::is_same_v<T, opf::base::Float8E4M3> ? e4m3[r.below(sizeof e4m3)] : e5m2[r.below(sizeof e5m2)];
         set(p, v);
+    } else if constexpr (std::is_same_v<T, opf::base::Float8E4M3Fnuz> || std::is_same_v<T, opf::base::Float8E5M2Fnuz>) {
+        // +0, the NaN (0x80), subnormals, the smallest normal, the largest finite, 1 and its next, large values
+        static const uint8_t fnuz[] = {0x00, 0x80, 0x01, 0x81, 0x07, 0x08, 0x7f, 0xff, 0x40, 0x41, 0x78, 0x7c, 0xfe};
+        set(p, fnuz[r.below(sizeof fnuz)]);
     } else if constexpr (std::is_floating_point_v<T>) {
         using L = std::numeric_limits<T>;
         const T specials[] = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), -L::quiet_NaN(),

@@ -1,4 +1,4 @@
-// fp8_exhaustive.cpp — FLOAT8_E4M3 and FLOAT8_E5M2 on every one of the
+// fp8_exhaustive.cpp — FLOAT8_E4M3, FLOAT8_E5M2 and the FNUZ pair on every one of the
 // 65,536 (left, right) input pairs, for every op the library defines on
 // them, against the independent reference of test/engine/reference.h (which
 // decodes and rounds by the OCP bit layout and the definition of rounding,
@@ -222,7 +222,9 @@ int main(int argc, char** argv)
     opf_count_t size = 0;
     int kt = -1;
     for (auto [type, kt_want, name] : {std::tuple{OPF_FLOAT8_E4M3, int(OPF_KT_FLOAT8_E4M3), "FLOAT8_E4M3"},
-                                       std::tuple{OPF_FLOAT8_E5M2, int(OPF_KT_FLOAT8_E5M2), "FLOAT8_E5M2"}}) {
+                                       std::tuple{OPF_FLOAT8_E5M2, int(OPF_KT_FLOAT8_E5M2), "FLOAT8_E5M2"},
+                                       std::tuple{OPF_FLOAT8_E4M3FNUZ, int(OPF_KT_FLOAT8_E4M3FNUZ), "FLOAT8_E4M3FNUZ"},
+                                       std::tuple{OPF_FLOAT8_E5M2FNUZ, int(OPF_KT_FLOAT8_E5M2FNUZ), "FLOAT8_E5M2FNUZ"}}) {
         expect(opf_type_size(type, &size) == OPF_SUCCESS && size == 1, std::string(name) + " size 1");
         expect(opf_type_kernel_type(type, &kt) == OPF_SUCCESS && kt == kt_want, std::string(name) + " kernel type");
         expect(std::string(or_null(opf_type_name(type))) == name, std::string(name) + " type name");
@@ -230,6 +232,8 @@ int main(int argc, char** argv)
     }
     check_format<F8E4M3>(OPF_KT_FLOAT8_E4M3, OPF_FLOAT8_E4M3, "FLOAT8_E4M3");
     check_format<F8E5M2>(OPF_KT_FLOAT8_E5M2, OPF_FLOAT8_E5M2, "FLOAT8_E5M2");
+    check_format<F8E4M3FNUZ>(OPF_KT_FLOAT8_E4M3FNUZ, OPF_FLOAT8_E4M3FNUZ, "FLOAT8_E4M3FNUZ");
+    check_format<F8E5M2FNUZ>(OPF_KT_FLOAT8_E5M2FNUZ, OPF_FLOAT8_E5M2FNUZ, "FLOAT8_E5M2FNUZ");
     opf_finalize();
     std::printf("fp8_exhaustive: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;

@@ -1,6 +1,7 @@
 #!/bin/sh
-# The MX block formats against ml_dtypes (test/mx_ml_dtypes.py); skips (77)
-# without python3, numpy or ml_dtypes.
+# opframe's formats against ml_dtypes: the MX block formats
+# (test/mx_ml_dtypes.py) and the FNUZ 8-bit floats (test/fnuz_ml_dtypes.py);
+# skips (77) without python3, numpy or ml_dtypes.
 check_name=mx_ml_dtypes
 . "$(dirname "$0")/check_lib.sh"
 command -v python3 >/dev/null 2>&1 || { echo "mx_ml_dtypes: SKIP (no python3)"; exit 77; }
@@ -19,4 +20,13 @@ if [ -n "$preload" ]; then
     LD_PRELOAD=$preload${LD_PRELOAD:+:$LD_PRELOAD} ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
     export LD_PRELOAD ASAN_OPTIONS
 fi
-OPF_LIB=$lib OPF_MCA_mca_component_path=$(built_components_path) python3 "$(dirname "$0")/mx_ml_dtypes.py" "$@"
+export OPF_LIB=$lib OPF_MCA_mca_component_path="$(built_components_path)"
+python3 "$(dirname "$0")/mx_ml_dtypes.py" "$@"
+mx=$?
+python3 "$(dirname "$0")/fnuz_ml_dtypes.py"
+fnuz=$?
+case $mx:$fnuz in
+77:77) exit 77 ;;   # numpy / ml_dtypes missing: both skip
+0:0 | 0:77 | 77:0) exit 0 ;;
+*) exit 1 ;;
+esac

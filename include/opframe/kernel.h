@@ -35,6 +35,9 @@ enum {
      * values sharing an E8M0 scale (opframe.h, "block-scaled formats") */
     OPF_KT_MXFP8_E4M3, OPF_KT_MXFP8_E5M2, OPF_KT_MXFP6_E3M2, OPF_KT_MXFP6_E2M3,
     OPF_KT_MXFP4_E2M1, OPF_KT_MXINT8,
+    /* AMD's FNUZ 8-bit floats (appended): float8_e4m3fnuz, float8_e5m2fnuz
+     * (bias 8 / 16, no infinities, no -0, 0x80 the one NaN) */
+    OPF_KT_FLOAT8_E4M3FNUZ, OPF_KT_FLOAT8_E5M2FNUZ,
     OPF_KT_COUNT
 };
 

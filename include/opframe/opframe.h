@@ -113,6 +113,8 @@ enum {
     /* OCP MX block formats (appended) */
     OPF_TYPEID_MXFP8_E4M3, OPF_TYPEID_MXFP8_E5M2, OPF_TYPEID_MXFP6_E3M2, OPF_TYPEID_MXFP6_E2M3,
     OPF_TYPEID_MXFP4_E2M1, OPF_TYPEID_MXINT8,
+    /* AMD's FNUZ 8-bit floats (appended) */
+    OPF_TYPEID_FLOAT8_E4M3FNUZ, OPF_TYPEID_FLOAT8_E5M2FNUZ,
     OPF_TYPEID_COUNT_ /* number of predefined type ids, including NULL */
 };
 
@@ -185,6 +187,12 @@ enum {
  * give NaN), E5M2 overflows to inf (opframe(7), "fp8") */
 #define OPF_FLOAT8_E4M3             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E4M3)
 #define OPF_FLOAT8_E5M2             OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E5M2)
+/* AMD's FNUZ 8-bit floats (CDNA3), as PyTorch's and ml_dtypes' float8_e4m3fnuz
+ * and float8_e5m2fnuz: bias 8 / 16, no infinity and no negative zero, 0x80
+ * the one NaN; computed in float, rounded once to nearest even, overflow and
+ * inf give NaN, a zero result is +0 (opframe(7), "fp8") */
+#define OPF_FLOAT8_E4M3FNUZ         OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E4M3FNUZ)
+#define OPF_FLOAT8_E5M2FNUZ         OPF_TYPE_HANDLE_(OPF_TYPEID_FLOAT8_E5M2FNUZ)
 /* Block-scaled formats (OCP Microscaling, MX v1.0). One element of these
  * types is one block: 32 values sharing a power-of-two scale. Byte 0 is the
  * E8M0 scale, 2^(byte - 127) (0xFF: NaN); the 32 elements follow as a

@@ -68,6 +68,8 @@ struct Half { uint16_t bits; }; // IEEE binary16, raw storage
 struct BF16 { uint16_t bits; }; // bfloat16, raw storage
 struct F8E4M3 { uint8_t bits; }; // OCP E4M3 (PyTorch float8_e4m3fn), raw storage
 struct F8E5M2 { uint8_t bits; }; // OCP E5M2 (PyTorch float8_e5m2), raw storage
+struct F8E4M3FNUZ { uint8_t bits; }; // AMD's E4M3 FNUZ (float8_e4m3fnuz), raw storage
+struct F8E5M2FNUZ { uint8_t bits; }; // AMD's E5M2 FNUZ (float8_e5m2fnuz), raw storage
 template <class S> struct Cplx { S re, im; };                 // {re, im}
 template <class V, class I> struct Pair { V value; I index; }; // C struct {value; index;}
 
@@ -111,7 +113,8 @@ template <class T> concept Real = std::is_same_v<T, float> || std::is_same_v<T, 
     ;
 // 16- and 8-bit floats: arithmetic goes through float (spec).
 template <class T> concept Narrow = std::is_same_v<T, Half> || std::is_same_v<T, BF16> ||
-                                    std::is_same_v<T, F8E4M3> || std::is_same_v<T, F8E5M2>;
+                                    std::is_same_v<T, F8E4M3> || std::is_same_v<T, F8E5M2> ||
+                                    std::is_same_v<T, F8E4M3FNUZ> || std::is_same_v<T, F8E5M2FNUZ>;
 
 // ===========================================================================
 // 16-bit float conversions. Half uses the compiler's _Float16 when present;
@@ -264,10 +267,51 @@ template <int E, int M> struct Fp8Format {
 using E4M3Format = Fp8Format<4, 3>;
 using E5M2Format = Fp8Format<5, 2>;
 
+// AMD's FNUZ 8-bit floats, from their definition: the layout s.e.m with bias
+// 2^(E-1) (one more than OCP's), every code finite but 0x80 (the pattern of
+// -0), which is the one NaN: no inf, no negative zero. Rounding by the
+// definition as above; the code after the largest finite (0x80 read as a
+// magnitude: 256 for E4M3, 65536 for E5M2) stands for overflow, which gives
+// the NaN, as do NaN and inf; a result of magnitude 0 is +0.
+template <int E, int M> struct FnuzFormat {
+    static constexpr int bias = 1 << (E - 1), man_bits = M;
+    static double magnitude(int c)
+    {
+        const int e = c >> M, m = c & ((1 << M) - 1);
+        return e == 0 ? std::ldexp(double(m), 1 - bias - M) : std::ldexp(double((1 << M) + m), e - bias - M);
+    }
+    static float decode(uint8_t b)
+    {
+        if (b == 0x80) return std::numeric_limits<float>::quiet_NaN();
+        const double v = magnitude(b & 0x7f);
+        return float((b & 0x80) ? -v : v);
+    }
+    static uint8_t encode(float f)
+    {
+        if (std::isnan(f)) return 0x80;
+        const double a = std::fabs(double(f));
+        if (a >= magnitude(0x80)) return 0x80;
+        static const std::vector<double> table = [] {
+            std::vector<double> t;
+            for (int c = 0; c <= 0x80; ++c) t.push_back(magnitude(c));
+            return t;
+        }();
+        int c = int(std::upper_bound(table.begin(), table.end(), a) - table.begin()) - 1;
+        const double below = a - table[size_t(c)], above = table[size_t(c) + 1] - a;
+        if (above < below || (above == below && (c & 1))) ++c;
+        if (c == 0x80) return 0x80;
+        return c == 0 ? uint8_t(0) : uint8_t((std::signbit(f) ? 0x80 : 0) | c);
+    }
+};
+using E4M3FnuzFormat = FnuzFormat<4, 3>;
+using E5M2FnuzFormat = FnuzFormat<5, 2>;
+
 float widen(Half h) { return half_to_float(h.bits); }
 float widen(BF16 b) { return bf16_to_float(b.bits); }
 float widen(F8E4M3 b) { return E4M3Format::decode(b.bits); }
 float widen(F8E5M2 b) { return E5M2Format::decode(b.bits); }
+float widen(F8E4M3FNUZ b) { return E4M3FnuzFormat::decode(b.bits); }
+float widen(F8E5M2FNUZ b) { return E5M2FnuzFormat::decode(b.bits); }
 template <Narrow T> T narrow(float f)
 {
     if constexpr (std::is_same_v<T, Half>)
@@ -276,8 +320,12 @@ template <Narrow T> T narrow(float f)
         return BF16{float_to_bf16(f)};
     else if constexpr (std::is_same_v<T, F8E4M3>)
         return F8E4M3{E4M3Format::encode(f)};
-    else
+    else if constexpr (std::is_same_v<T, F8E5M2>)
         return F8E5M2{E5M2Format::encode(f)};
+    else if constexpr (std::is_same_v<T, F8E4M3FNUZ>)
+        return F8E4M3FNUZ{E4M3FnuzFormat::encode(f)};
+    else
+        return F8E5M2FNUZ{E5M2FnuzFormat::encode(f)};
 }
 
 // ===========================================================================
@@ -431,6 +479,40 @@ template <> struct Scalar<F8E4M3> {
         return hex_bits(v.bits, 2) + buf;
     }
 };
+// The FNUZ formats: one NaN (0x80), no inf, no -0 (a "negative zero" is +0).
+template <class S, class Format> struct FnuzScalar {
+    static constexpr bool is_floating = true;
+    static S make(bool neg, int code) { return S{uint8_t(code == 0 ? 0 : (neg ? 0x80 : 0) | code)}; }
+    static bool is_nan(const S& v) { return v.bits == 0x80; }
+    static bool sign(const S& v) { return (v.bits & 0x80) && !is_nan(v); }
+    static bool same(const S& a, const S& b) { return a.bits == b.bits; }
+    static S zero(bool) { return S{0}; }
+    static S large(Rng& r, bool neg) { return make(neg, 0x78 + int(r.below(8))); } // the top codes: sums overflow
+    static S special(Rng& r)
+    {
+        const bool neg = r.coin();
+        switch (r.below(9)) {
+        case 0: return zero(neg);
+        case 1: return S{0x80};                   // the NaN
+        case 2: return make(neg, 0x01);           // smallest subnormal
+        case 3: return make(neg, (1 << Format::man_bits) - 1);                    // largest subnormal
+        case 4: return make(neg, 0x7f);                                           // largest finite
+        case 5: return make(neg, Format::bias << Format::man_bits);              // +-1
+        case 6: return make(neg, (Format::bias - Format::man_bits - 1) << Format::man_bits); // half an ulp of 1: a tie
+        case 7: return S{uint8_t(r.next())};
+        default: return large(r, neg);
+        }
+    }
+    static S random(Rng& r) { return r.one_in(4) ? special(r) : S{uint8_t(r.next())}; }
+    static std::string show(const S& v)
+    {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, " (%.17g)", double(widen(v)));
+        return hex_bits(v.bits, 2) + buf;
+    }
+};
+template <> struct Scalar<F8E4M3FNUZ> : FnuzScalar<F8E4M3FNUZ, E4M3FnuzFormat> {};
+template <> struct Scalar<F8E5M2FNUZ> : FnuzScalar<F8E5M2FNUZ, E5M2FnuzFormat> {};
 #ifdef CONF_HAVE_FLOAT128
 template <> struct Scalar<__float128> : IeeeScalar<__float128, unsigned __int128, 15, 112> {};
 #endif
@@ -990,7 +1072,8 @@ using KernelTypes = TypeList<
     KernelType<OPF_KT_FLOAT8_E4M3, F8E4M3>, KernelType<OPF_KT_FLOAT8_E5M2, F8E5M2>,
     KernelType<OPF_KT_MXFP8_E4M3, MxE<MxSpecE4M3>>, KernelType<OPF_KT_MXFP8_E5M2, MxE<MxSpecE5M2>>,
     KernelType<OPF_KT_MXFP6_E3M2, MxE<MxSpecE3M2>>, KernelType<OPF_KT_MXFP6_E2M3, MxE<MxSpecE2M3>>,
-    KernelType<OPF_KT_MXFP4_E2M1, MxE<MxSpecE2M1>>, KernelType<OPF_KT_MXINT8, MxE<MxSpecInt8>>>;
+    KernelType<OPF_KT_MXFP4_E2M1, MxE<MxSpecE2M1>>, KernelType<OPF_KT_MXINT8, MxE<MxSpecInt8>>,
+    KernelType<OPF_KT_FLOAT8_E4M3FNUZ, F8E4M3FNUZ>, KernelType<OPF_KT_FLOAT8_E5M2FNUZ, F8E5M2FNUZ>>;
 
 // Calls f.operator()<E>() for the storage type E of kernel type kt.
 template <class F> bool with_kernel_type(int kt, F&& f)
@@ -1084,6 +1167,8 @@ constexpr DatatypeSpec kDatatypes[] = {
     {OPF_TYPEID_MXFP6_E2M3, OPF_KT_MXFP6_E2M3, Group::Block},
     {OPF_TYPEID_MXFP4_E2M1, OPF_KT_MXFP4_E2M1, Group::Block},
     {OPF_TYPEID_MXINT8, OPF_KT_MXINT8, Group::Block},
+    {OPF_TYPEID_FLOAT8_E4M3FNUZ, OPF_KT_FLOAT8_E4M3FNUZ, Group::Floating},
+    {OPF_TYPEID_FLOAT8_E5M2FNUZ, OPF_KT_FLOAT8_E5M2FNUZ, Group::Floating},
 };
 
 const DatatypeSpec* find_datatype_spec(int id)
