@@ -108,8 +108,8 @@ struct Sve {
     // byte shuffles that pack four registers of codes into one (more than 256
     // byte lanes across two registers do not fit 8-bit indices). Not yet
     // pinned on GCC or QEMU; no SVE hardware has 2048-bit vectors.
-    template <class Op, class T> static constexpr bool offers =
-        !(OPF_SVE_BITS >= 2048 && (std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>));
+    // (Every 8-bit float: the FNUZ pair packs its codes the same way.)
+    template <class Op, class T> static constexpr bool offers = !(OPF_SVE_BITS >= 2048 && base::is_narrow<T> && sizeof(T) == 1);
     static constexpr const SlotTable &table = sve_table;
 
     static void adjust(int op_id, SlotRow &row, int64_t support, unsigned arm);

@@ -618,6 +618,91 @@ template <class T> struct Fp8SumViaHalf {
     }
 };
 
+// AMD's FNUZ fp8 (E4M3FNUZ, E5M2FNUZ) through float, base::in_float's rule,
+// as Fp8ViaFloat: four registers of floats per register of codes.
+//  * widening: the magnitude's exponent and mantissa bits placed in a float's
+//    with the exponent rebiased (+ 127 - bias): a normal's value; a subnormal
+//    (exponent 0) is placed with exponent 1, then 2^(1 - bias) subtracted:
+//    m 2^(1-bias-M), exact, and every float met is normal (no denormal
+//    operand, which costs a microcode assist on some CPUs). The NaN (0x80)
+//    reads as 0 there and is set afterwards, on the codes, as E4M3's;
+//  * rounding is base::to_float8_e4m3fnuz / e5m2fnuz on 32-bit lanes:
+//    normals by integer rounding of the float's bits, subnormals by the
+//    FPU's rounding of |f| + 2^(23 - (bias - 1 + M)), whose ulp is the
+//    format's subnormal step; a carry past the largest finite reaches 0x80,
+//    the NaN, as do inf and NaN; a zero result takes no sign (0x80 is NaN).
+template <class Rule, class T> struct FnuzViaFloat {
+    using BaseT = T;
+    static constexpr bool e4 = std::is_same_v<T, base::Float8E4M3Fnuz>;
+    static constexpr unsigned man = e4 ? 3 : 2, bias = e4 ? 8 : 16;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+
+    // One code per 32-bit lane, as floats.
+    template <class U> [[gnu::always_inline]] static auto widen(U c)
+    {
+        using F = Vec<float, sizeof(U)>;
+        using S = Vec<int32_t, sizeof(U)>;
+        const U mag = c & 0x7fu;
+        const auto subnormal = as<S>(mag) < S{} + int(1u << man);
+        const U placed = (mag << (23 - man)) + ((127u - bias) << 23) + (subnormal ? U{} + (1u << 23) : U{});
+        const F smallest_normal = F{} + base::bits_as<float>(uint32_t(128u - bias) << 23);   // 2^(1 - bias)
+        const F v = as<F>(placed) - (subnormal ? smallest_normal : F{});
+        return as<F>(as<U>(v) | ((c & 0x80u) << 24));
+    }
+    template <class F> [[gnu::always_inline]] static auto round(F f)
+    {
+        using U = Vec<uint32_t, sizeof(F)>;
+        using S = Vec<int32_t, sizeof(F)>;
+        const U x = as<U>(f), abs = x & 0x7fffffffu;
+        constexpr uint32_t normal = (128u - bias) << 23;                    // bits of 2^(1 - bias)
+        constexpr float step_up = float(1u << (23 - (bias - 1 + man)));    // its ulp: the subnormal step
+        const U sub = as<U>(as<F>(abs) + step_up) - base::bits_as<uint32_t>(step_up);
+        const U nor = (abs - ((127u - bias) << 23) + ((1u << (22 - man)) - 1) + ((abs >> (23 - man)) & 1u)) >> (23 - man);
+        U q = as<S>(abs) < S{} + int(normal) ? sub : nor;
+        q = q < 0x80u ? q : 0x80u;                                          // past the largest finite: NaN
+        return (q - 1u) < 0x7fu ? q | ((x >> 24) & 0x80u) : q;              // 0 and the NaN take no sign
+    }
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        // bytes to 16-bit lanes to 32-bit lanes: two widenings GCC keeps in
+        // vector instructions (one from bytes to 32 bits it does lane by lane)
+        using W = Vec<uint16_t, sizeof(V)>;
+        using U = Vec<uint32_t, sizeof(V)>;
+        auto quarter = [](auto x, auto y) {
+            return round(Rule::apply(widen(__builtin_convertvector(x, U)), widen(__builtin_convertvector(y, U))));
+        };
+        const W a0 = __builtin_convertvector(half_of<0>(a), W), a1 = __builtin_convertvector(half_of<1>(a), W);
+        const W b0 = __builtin_convertvector(half_of<0>(b), W), b1 = __builtin_convertvector(half_of<1>(b), W);
+        const V r = Fp8ViaFloat<Rule, base::Float8E5M2>::template pack<Isa, V>(
+            quarter(half_of<0>(a0), half_of<0>(b0)), quarter(half_of<1>(a0), half_of<1>(b0)),
+            quarter(half_of<0>(a1), half_of<0>(b1)), quarter(half_of<1>(a1), half_of<1>(b1)));
+        return fnuz_nan_from(a, b, r);
+    }
+    // r with the NaN code where a or b is the NaN
+    template <class V> [[gnu::always_inline]] static V fnuz_nan_from(V a, V b, V r)
+    {
+        return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : r;
+    }
+};
+
+// FNUZ MAX / MIN on the codes, as Fp8MinMax: sign-magnitude codes order as
+// their values seen as int8 (the two negatives the other way round); 0x80,
+// the NaN, gives 0x80.
+template <bool IsMax, class T> struct FnuzMinMax {
+    using BaseOp = std::conditional_t<IsMax, base::OpMax, base::OpMin>;
+    using BaseT = T;
+    template <std::size_t R> using Reg = Vec<uint8_t, R>;
+    template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
+    {
+        using S = Vec<int8_t, sizeof(V)>;
+        const S x = as<S>(a), y = as<S>(b);
+        const S hi = x > y ? x : y, lo = x < y ? x : y;
+        const auto both_negative = (x & y) < 0;
+        const S r = IsMax ? (both_negative ? lo : hi) : (both_negative ? hi : lo);
+        return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : as<V>(r);
+    }
+};
+
 // MAXLOC / MINLOC on {value; index} pairs of 8 or 16 bytes, seen as lanes of
 // half the pair: the value in the even lane (a short in its low 16 bits),
 // the index in the odd lane (an int in the low 32 bits of a 64-bit lane).
@@ -878,6 +963,17 @@ template <class Op, class T>
     requires((std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>) &&
              Op::template defined<T> && (std::is_same_v<Op, base::OpMax> || std::is_same_v<Op, base::OpMin>))
 struct FamilyFor<Op, T> { using type = Fp8MinMax<std::is_same_v<Op, base::OpMax>, T>; };
+
+template <class T> inline constexpr bool is_fnuz = std::is_same_v<T, base::Float8E4M3Fnuz> || std::is_same_v<T, base::Float8E5M2Fnuz>;
+
+template <class Op, class T>
+    requires(is_fnuz<T> && Op::template defined<T> && !std::is_void_v<rule_of<Op>> &&
+             !std::is_same_v<Op, base::OpMax> && !std::is_same_v<Op, base::OpMin>)
+struct FamilyFor<Op, T> { using type = WithOp<FnuzViaFloat<rule_of<Op>, T>, Op>; };
+
+template <class Op, class T>
+    requires(is_fnuz<T> && (std::is_same_v<Op, base::OpMax> || std::is_same_v<Op, base::OpMin>))
+struct FamilyFor<Op, T> { using type = FnuzMinMax<std::is_same_v<Op, base::OpMax>, T>; };
 
 template <class Real>
     requires(std::is_same_v<Real, float> || std::is_same_v<Real, double>)
