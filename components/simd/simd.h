@@ -620,12 +620,8 @@ template <class T> struct Fp8SumViaHalf {
 
 // AMD's FNUZ fp8 (E4M3FNUZ, E5M2FNUZ) through float, base::in_float's rule,
 // as Fp8ViaFloat: four registers of floats per register of codes.
-//  * widening: the magnitude's exponent and mantissa bits placed in a float's
-//    with the exponent rebiased (+ 127 - bias): a normal's value; a subnormal
-//    (exponent 0) is placed with exponent 1, then 2^(1 - bias) subtracted:
-//    m 2^(1-bias-M), exact, and every float met is normal (no denormal
-//    operand, which costs a microcode assist on some CPUs). The NaN (0x80)
-//    reads as 0 there and is set afterwards, on the codes, as E4M3's;
+//  * widening through binary16 (compute says how each code's bits move);
+//    the NaN (0x80) reads as -0 there and is set afterwards, on the codes;
 //  * rounding is base::to_float8_e4m3fnuz / e5m2fnuz on 32-bit lanes:
 //    normals by integer rounding of the float's bits, subnormals by the
 //    FPU's rounding of |f| + 2^(23 - (bias - 1 + M)), whose ulp is the
@@ -637,18 +633,6 @@ template <class Rule, class T> struct FnuzViaFloat {
     static constexpr unsigned man = e4 ? 3 : 2, bias = e4 ? 8 : 16;
     template <std::size_t R> using Reg = Vec<uint8_t, R>;
 
-    // One code per 32-bit lane, as floats.
-    template <class U> [[gnu::always_inline]] static auto widen(U c)
-    {
-        using F = Vec<float, sizeof(U)>;
-        using S = Vec<int32_t, sizeof(U)>;
-        const U mag = c & 0x7fu;
-        const auto subnormal = as<S>(mag) < S{} + int(1u << man);
-        const U placed = (mag << (23 - man)) + ((127u - bias) << 23) + (subnormal ? U{} + (1u << 23) : U{});
-        const F smallest_normal = F{} + base::bits_as<float>(uint32_t(128u - bias) << 23);   // 2^(1 - bias)
-        const F v = as<F>(placed) - (subnormal ? smallest_normal : F{});
-        return as<F>(as<U>(v) | ((c & 0x80u) << 24));
-    }
     template <class F> [[gnu::always_inline]] static auto round(F f)
     {
         using U = Vec<uint32_t, sizeof(F)>;
@@ -664,16 +648,32 @@ template <class Rule, class T> struct FnuzViaFloat {
     }
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
-        // bytes to 16-bit lanes to 32-bit lanes: two widenings GCC keeps in
-        // vector instructions (one from bytes to 32 bits it does lane by lane)
         using W = Vec<uint16_t, sizeof(V)>;
-        using U = Vec<uint32_t, sizeof(V)>;
-        auto quarter = [](auto x, auto y) {
-            return round(Rule::apply(widen(__builtin_convertvector(x, U)), widen(__builtin_convertvector(y, U))));
+        // Each code as binary16 bits (exact: every value of both formats is a
+        // binary16), widened by the ISA's conversion, as Fp8ViaFloat does.
+        //  * E4M3FNUZ is OCP E4M3's layout at half the value, every code
+        //    finite but 0x80: OCP's bit move (value x 2^-7 here), scaled back;
+        //  * E5M2FNUZ: exponent e >= 2 is the binary16 exponent e - 1 (bias 16
+        //    against 15: the code's bits moved up a byte, less one exponent
+        //    step); e = 1 and e = 0 are binary16 subnormals of mantissa
+        //    (4 + m) 2^7 and m 2^7: the magnitude moved up 7 bits.
+        auto to_half = [](auto bytes) {
+            if constexpr (e4) {
+                return Fp8ViaFloat<Rule, base::Float8E4M3>::template to_half<W>(bytes);
+            } else {
+                const W c = __builtin_convertvector(bytes, W), mag = c & 0x7fu;
+                using SW = Vec<int16_t, sizeof(V)>;
+                const W h = as<SW>(mag) >= SW{} + 8 ? W((mag << 8) - 0x400u) : W(mag << 7);
+                return W(h | ((c & 0x80u) << 8));
+            }
         };
-        const W a0 = __builtin_convertvector(half_of<0>(a), W), a1 = __builtin_convertvector(half_of<1>(a), W);
-        const W b0 = __builtin_convertvector(half_of<0>(b), W), b1 = __builtin_convertvector(half_of<1>(b), W);
-        const V r = Fp8ViaFloat<Rule, base::Float8E5M2>::template pack<Isa, V>(
+        constexpr float scale = e4 ? 128.0f : 1.0f;
+        auto quarter = [](auto x, auto y) {
+            return round(Rule::apply(Isa::widen_half(x) * scale, Isa::widen_half(y) * scale));
+        };
+        const W a0 = to_half(half_of<0>(a)), a1 = to_half(half_of<1>(a));
+        const W b0 = to_half(half_of<0>(b)), b1 = to_half(half_of<1>(b));
+        const V r = Fp8ViaFloat<Rule, base::Float8E4M3>::template pack<Isa, V>(
             quarter(half_of<0>(a0), half_of<0>(b0)), quarter(half_of<1>(a0), half_of<1>(b0)),
             quarter(half_of<0>(a1), half_of<0>(b1)), quarter(half_of<1>(a1), half_of<1>(b1)));
         return fnuz_nan_from(a, b, r);
