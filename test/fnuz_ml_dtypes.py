@@ -19,25 +19,11 @@ There is one NaN code (0x80), so codes compare exactly.
 Exit 77 (skip) without ml_dtypes or numpy, or without the library.
 """
 import ctypes
-import os
 import sys
 
-try:
-    import numpy as np
-    import ml_dtypes
-except ImportError:
-    print("fnuz_ml_dtypes: SKIP (numpy / ml_dtypes not installed)")
-    sys.exit(77)
+from opf_ctypes import load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIB = os.environ.get("OPF_LIB", os.path.join(HERE, "..", ".libs", "libopframe.so"))
-try:
-    opf = ctypes.CDLL(LIB)
-except OSError as e:
-    print("fnuz_ml_dtypes: SKIP (%s)" % e)
-    sys.exit(77)
-opf.opf_type_name.restype = ctypes.c_char_p
-opf.opf_op_name.restype = ctypes.c_char_p
+np, ml_dtypes, opf = load("fnuz_ml_dtypes")
 
 TYPES = [("FLOAT8_E4M3FNUZ", ml_dtypes.float8_e4m3fnuz), ("FLOAT8_E5M2FNUZ", ml_dtypes.float8_e5m2fnuz)]
 

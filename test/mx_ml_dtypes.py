@@ -39,20 +39,9 @@ import os
 import random
 import sys
 
-try:
-    import numpy as np
-    import ml_dtypes
-except ImportError:
-    print("mx_ml_dtypes: SKIP (numpy / ml_dtypes not installed)")
-    sys.exit(77)
+from opf_ctypes import load
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LIB = os.environ.get("OPF_LIB", os.path.join(HERE, "..", ".libs", "libopframe.so"))
-try:
-    opf = ctypes.CDLL(LIB)
-except OSError as e:
-    print("mx_ml_dtypes: SKIP (%s)" % e)
-    sys.exit(77)
+np, ml_dtypes, opf = load("mx_ml_dtypes")
 
 # type and op ids (opframe.h: OPF_TYPEID_MXFP8_E4M3 follows OPF_TYPEID_FLOAT8_E5M2)
 OPF_SUM, OPF_MAX = 3, 1
@@ -64,7 +53,6 @@ FORMATS = [  # name, type id offset, element bits, ml_dtypes type or None (int8)
     ("MXFP4_E2M1", 4, 4, getattr(ml_dtypes, "float4_e2m1fn", None), 2),
     ("MXINT8", 5, 8, "int8", 0),
 ]
-opf.opf_type_name.restype = ctypes.c_char_p
 
 
 def type_id(name):

@@ -510,6 +510,16 @@ template <class Rule, class T> struct Fp8ViaFloat {
     }
 };
 
+// The larger (IsMax) or smaller of two sign-magnitude 8-bit codes seen as
+// int8: two non-negatives order as their magnitudes, two negatives the other
+// way round, so there the int8 maximum is the minimum.
+template <bool IsMax, class S> [[gnu::always_inline]] inline S sign_magnitude_pick(S x, S y)
+{
+    const S hi = x > y ? x : y, lo = x < y ? x : y;
+    const auto both_negative = (x & y) < 0;
+    return IsMax ? (both_negative ? lo : hi) : (both_negative ? hi : lo);
+}
+
 // fp8 MAX / MIN on the codes themselves: the maximum or minimum of two fp8
 // values is one of them, so base::in_float's decode, float rule and rounding
 // give back that operand's code, and the order of the values is that of the
@@ -529,9 +539,7 @@ template <bool IsMax, class T> struct Fp8MinMax {
     {
         using S = Vec<int8_t, sizeof(V)>;
         const S x = as<S>(a), y = as<S>(b);
-        const S hi = x > y ? x : y, lo = x < y ? x : y;
-        const auto both_negative = (x & y) < 0;
-        const S r = IsMax ? (both_negative ? lo : hi) : (both_negative ? hi : lo);
+        const S r = sign_magnitude_pick<IsMax>(x, y);
         // magnitudes as int8 (0..127): the larger one is past the last non-NaN code if either is NaN
         const S mx = x & 0x7f, my = y & 0x7f;
         const S mag = mx > my ? mx : my;
@@ -695,10 +703,7 @@ template <bool IsMax, class T> struct FnuzMinMax {
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
         using S = Vec<int8_t, sizeof(V)>;
-        const S x = as<S>(a), y = as<S>(b);
-        const S hi = x > y ? x : y, lo = x < y ? x : y;
-        const auto both_negative = (x & y) < 0;
-        const S r = IsMax ? (both_negative ? lo : hi) : (both_negative ? hi : lo);
+        const S r = sign_magnitude_pick<IsMax>(as<S>(a), as<S>(b));
         return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : as<V>(r);
     }
 };
