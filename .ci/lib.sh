@@ -37,7 +37,7 @@ ci_apt_install() {
 ci_install_packages() {
     ci_apt_install g++ make autoconf automake libtool libltdl-dev libhwloc-dev pkg-config \
         libopenmpi-dev libpmix-dev openmpi-bin ocl-icd-opencl-dev opencl-headers pocl-opencl-icd valgrind \
-        clang libclang-rt-14-dev python3 cmake
+        clang libclang-rt-14-dev python3 cmake mandoc groff-base
     ci_install_python_modules
 }
 

@@ -396,26 +396,27 @@ namespace {
 // nothing for it; most host buffers ask nothing at all).
 // The rows and the window are opframe.h's opf_call_row2_v3_ /
 // opf_call_row3_v3_ and opf_host_ranges_v3_: the header's inline calls read
-// the same tables (through opf_call_rows2_v3_, opf_call_rows3_v3_) and the
-// window a row points to before the entry points do. A row per call form, each
-// with its own limit and three size tiers (a tuned machine's base, AVX2 and
-// AVX-512 tiers all take the short path; with one limit and two tiers for
-// both forms, every count from the second tier on left it).
+// the same table (opf_call_table_v4_) and the window a row points to before
+// the entry points do. A row per call form, each with its own limit and
+// three size tiers (a tuned machine's base, AVX2 and AVX-512 tiers all take
+// the short path; with one limit and two tiers for both forms, every count
+// from the second tier on left it).
 using CallRow2 = opf_call_row2_v3_;
 using CallRow3 = opf_call_row3_v3_;
 static_assert(sizeof(CallRow2) == 64 && sizeof(CallRow3) == 64, "a row is one cache line");
 constexpr int kRowTiers = 3;
-// [op id - 1][type id], rows of a power-of-two count: the index is two shifts
-constexpr std::size_t kRowsPerOp = OPF_CALL_ROWS_PER_OP_;
-// Type ids from kRowsPerOp on (the MX block formats) have no row:
-// opframe.h's index bound sends them to the entry point, where a block's
-// work dwarfs the call.
-constexpr int kRowTypes = std::min(int(OPF_TYPEID_COUNT_), int(kRowsPerOp));
-static_assert(std::bit_ceil(std::size_t(kRowTypes)) == kRowsPerOp, "type ids fill the rows");
-static_assert(OPF_OPID_COUNT == 16, "programs built against opframe.h bound the op id by OPF_OPID_COUNT: a table "
-                                    "with more ops is a new layout (opf_call_rows2_v3_), not the same name");
-alignas(64) CallRow2 call_rows2[OPF_OPID_COUNT - 1][kRowsPerOp];
-alignas(64) CallRow3 call_rows3[OPF_OPID_COUNT - 1][kRowsPerOp];
+static_assert(OPF_OPID_COUNT <= OPF_CALL_ROWS_PER_TYPE_,
+              "programs built against opframe.h index the rows by OPF_CALL_ROWS_PER_TYPE_ ops a type: a table with "
+              "more ops is a new layout (opf_call_table_v5_), not the same name");
+// [type id][op id]: every predefined type id has its rows (the bound
+// programs read is OPF_TYPEID_COUNT_, exported with the rows).
+alignas(64) CallRow2 call_rows2[OPF_TYPEID_COUNT_][OPF_CALL_ROWS_PER_TYPE_];
+alignas(64) CallRow3 call_rows3[OPF_TYPEID_COUNT_][OPF_CALL_ROWS_PER_TYPE_];
+// The v3 layout, for programs built against earlier headers: [op id -
+// 1][type id], type ids below 64; each row a copy of its v4 row.
+constexpr int kV3RowsPerOp = 64;
+alignas(64) CallRow2 call_rows2_v3[OPF_OPID_COUNT - 1][kV3RowsPerOp];
+alignas(64) CallRow3 call_rows3_v3[OPF_OPID_COUNT - 1][kV3RowsPerOp];
 
 #ifndef OPF_INLINE_CALLS
 #error "opframe.h's call-row rule (opf_call_row2_, opf_call_row3_) is built with GCC or Clang, as the library is"
@@ -572,50 +573,75 @@ const Row *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count
 
 } // namespace
 
+// A row's fields, then its limit (release): a reader that sees the limit
+// sees the rest.
+template <class Row> void publish_row(Row &to, const Row &from)
+{
+    __atomic_store_n(&to.limit, 0, __ATOMIC_RELAXED);
+    Row fields = from;
+    fields.limit = 0;
+    to = fields;
+    __atomic_store_n(&to.limit, from.limit, __ATOMIC_RELEASE);
+}
+
 void build_call_rows()
 {
     auto fill = [](auto &r, const auto &half, const Datatype &t) {
-        __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+        auto row = r;
         // Counts above the limit go the general way: a branch that only
         // large calls need (a worker pool) belongs there, with its
         // threshold - 1 folded into this limit.
         opf_count_t limit = std::min(t.max_count, workers_min_count[std::size_t(t.kernel_type)] - 1);
-        take_tiers(half, limit, r.kernel, r.split);
-        r.align_mask = uintptr_t(t.alignment) - 1;
-        r.window = host_window.claims ? &host_window : nullptr;
-        if (std::all_of(std::begin(r.kernel), std::end(r.kernel), [](auto *fn) { return fn != nullptr; }))
-            __atomic_store_n(&r.limit, limit, __ATOMIC_RELEASE);
+        take_tiers(half, limit, row.kernel, row.split);
+        row.align_mask = uintptr_t(t.alignment) - 1;
+        row.window = host_window.claims ? &host_window : nullptr;
+        const bool complete = std::all_of(std::begin(row.kernel), std::end(row.kernel), [](auto *fn) { return fn != nullptr; });
+        row.limit = complete ? limit : 0;
+        publish_row(r, row);
     };
     clear_call_rows();
-    for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int id = 0; id < kRowTypes; ++id) {
-            const Datatype &t = predefined_types[std::size_t(id)];
-            // One run of basic elements, n = count, on host memory only.
-            if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0 || !(usable_ops(t) & op_bit(op))) continue;
+    for (int id = 0; id < OPF_TYPEID_COUNT_; ++id) {
+        const Datatype &t = predefined_types[std::size_t(id)];
+        // One run of basic elements, n = count, on host memory only.
+        if (!t.dense || t.basic_per_item != 1 || t.kernel_type < 0) continue;
+        for (int op = 1; op < OPF_OPID_COUNT; ++op) {
+            if (!(usable_ops(t) & op_bit(op))) continue;
             const HostSlot &s = slot(op, t.kernel_type);
-            fill(call_rows2[op - 1][id], s.two, t);
-            fill(call_rows3[op - 1][id], s.three, t);
+            fill(call_rows2[id][op], s.two, t);
+            fill(call_rows3[id][op], s.three, t);
+            if (id < kV3RowsPerOp) {
+                publish_row(call_rows2_v3[op - 1][id], call_rows2[id][op]);
+                publish_row(call_rows3_v3[op - 1][id], call_rows3[id][op]);
+            }
         }
+    }
 }
 
 void clear_call_rows()
 {
-    for (auto &per_op : call_rows2)
-        for (CallRow2 &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
-    for (auto &per_op : call_rows3)
-        for (CallRow3 &r : per_op) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+    auto close = [](auto &table) {
+        for (auto &line : table)
+            for (auto &r : line) __atomic_store_n(&r.limit, 0, __ATOMIC_RELAXED);
+    };
+    close(call_rows2), close(call_rows3), close(call_rows2_v3), close(call_rows3_v3);
 }
 
 } // namespace opf
 
 using namespace opf;
 
-OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v3_ = &call_rows2[0][0];
-OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v3_ = &call_rows3[0][0];
-// The same rows by the names programs built against v2 refer to: a row is
-// v2's, and a v3 window begins with a v2 window (v2 programs read no further).
-OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v2_ = &call_rows2[0][0];
-OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v2_ = &call_rows3[0][0];
+OPF_API const struct opf_call_table_v4_ opf_call_table_v4_ = {&call_rows2[0][0], &call_rows3[0][0], OPF_TYPEID_COUNT_};
+// The v3 rows by the names programs built against v3 refer to, and by v2's
+// (a row is v2's, and a v3 window begins with a v2 window: v2 programs read
+// no further).
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v3_;
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v3_;
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v2_;
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v2_;
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v3_ = &call_rows2_v3[0][0];
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v3_ = &call_rows3_v3[0][0];
+OPF_API const opf_call_row2_v3_ *const opf_call_rows2_v2_ = &call_rows2_v3[0][0];
+OPF_API const opf_call_row3_v3_ *const opf_call_rows3_v2_ = &call_rows3_v3[0][0];
 
 // The entry points (in parentheses: opframe.h's inline calls are macros of
 // these names); the row test is the header's, for callers without it. A row

@@ -2,17 +2,22 @@
 // kernel called directly through a pointer, opframe.h's inline call, and the
 // library's entry point (OPF_NO_INLINE_CALLS, dlsym, other languages), in one
 // run, medians of 9 interleaved samples of 2^21 calls each, 2- and 3-buffer
-// SUM FLOAT on 64-byte-aligned buffers. Built by hand (a benchmark, not a test):
+// calls on 64-byte-aligned buffers. Built by hand (a benchmark, not a test):
 //
 //   g++ -std=c++20 -O2 -I include test/bench_call.cpp -o /tmp/bench_call .libs/libopframe.so
-//   OPF_MCA_mca_component_path=components/simd/.libs /tmp/bench_call 16 32 64
+//   OPF_MCA_mca_component_path=components/simd/.libs /tmp/bench_call [--op NAME] [--type NAME] 16 32 64
 //
-// Each argument is a count of floats (default 16 32 64: 64-256 bytes).
+// The op is SUM unless --op names another; each count is of elements of the
+// type (default FLOAT; 16 32 64: 64-256
+// bytes of floats). The buffers hold ones and zeros of the type (bytes 0x01
+// and 0x00 for 8-bit floats: a small value of every format).
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <strings.h>
 #include <vector>
 
 #include <opframe/introspect.h>
@@ -52,35 +57,64 @@ template <class... F> std::array<double, sizeof...(F)> medians_ns(F... calls)
 int main(int argc, char **argv)
 {
     if (opf_init() != OPF_SUCCESS) return 1;
+    opf_datatype_t type = OPF_FLOAT;
+    opf_op_t op = OPF_SUM;
     std::vector<long> counts;
-    for (int i = 1; i < argc; ++i) counts.push_back(std::atol(argv[i]));
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--op") && i + 1 < argc) {
+            op = OPF_OP_NULL;
+            for (int id = 1; id < OPF_OPID_COUNT; ++id)
+                if (!strcasecmp(argv[i + 1], opf_op_name(reinterpret_cast<opf_op_t>(uintptr_t(id)))))
+                    op = reinterpret_cast<opf_op_t>(uintptr_t(id));
+            ++i;
+            continue;
+        }
+        if (!std::strcmp(argv[i], "--type") && i + 1 < argc) {
+            type = OPF_DATATYPE_NULL;
+            for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)
+                if (!strcasecmp(argv[i + 1], opf_type_name(reinterpret_cast<opf_datatype_t>(uintptr_t(id)))))
+                    type = reinterpret_cast<opf_datatype_t>(uintptr_t(id));
+            ++i;
+            continue;
+        }
+        counts.push_back(std::atol(argv[i]));
+    }
     if (counts.empty()) counts = {16, 32, 64};
-    auto *a = static_cast<float *>(std::aligned_alloc(64, 1 << 16));
-    auto *b = static_cast<float *>(std::aligned_alloc(64, 1 << 16));
-    auto *c = static_cast<float *>(std::aligned_alloc(64, 1 << 16));
-    std::fill(a, a + (1 << 14), 1.0f), std::fill(b, b + (1 << 14), 0.0f), std::fill(c, c + (1 << 14), 0.0f);
-    std::printf("%-7s %-8s %-6s %9s %9s %9s\n", "floats", "kernel", "form", "direct", "inline", "entry");
+    int kt = -1;
+    opf_aint_t lb = 0, extent = 0;
+    const int op_id = int(reinterpret_cast<uintptr_t>(op));
+    if (op == OPF_OP_NULL || type == OPF_DATATYPE_NULL || opf_type_kernel_type(type, &kt) || kt < 0 || opf_type_get_extent(type, &lb, &extent))
+        return 2;
+    constexpr long kBytes = 1 << 16;
+    auto *a = static_cast<unsigned char *>(std::aligned_alloc(64, kBytes));
+    auto *b = static_cast<unsigned char *>(std::aligned_alloc(64, kBytes));
+    auto *c = static_cast<unsigned char *>(std::aligned_alloc(64, kBytes));
+    std::memset(b, 0, kBytes), std::memset(c, 0, kBytes);
+    if (type == OPF_FLOAT) std::fill(reinterpret_cast<float *>(a), reinterpret_cast<float *>(a + kBytes), 1.0f);
+    else std::memset(a, 1, kBytes);
+    std::printf("%-7s %-8s %-6s %9s %9s %9s\n", "count", "kernel", "form", "direct", "inline", "entry");
     for (long n : counts) {
-        if (n < 1 || n > (1 << 14)) return 2;
+        if (n < 1 || n * extent > kBytes) return 2;
         opf_kernel2_fn *fn2 = nullptr;
         opf_kernel3_fn *fn3 = nullptr;
-        const char *p2 = opf_slot_provider(OPF_OPID_SUM, OPF_KT_FLOAT, 2, n);
-        const char *p3 = opf_slot_provider(OPF_OPID_SUM, OPF_KT_FLOAT, 3, n);
+        const char *p2 = opf_slot_provider(op_id, kt, 2, n);
+        const char *p3 = opf_slot_provider(op_id, kt, 3, n);
         opf_kernel3_fn *unused3 = nullptr;
         opf_kernel2_fn *unused2 = nullptr;
-        if (opf_slot_kernels(OPF_OPID_SUM, OPF_KT_FLOAT, p2, n, &fn2, &unused3) ||
-            opf_slot_kernels(OPF_OPID_SUM, OPF_KT_FLOAT, p3, n, &unused2, &fn3))
+        if (opf_slot_kernels(op_id, kt, p2, n, &fn2, &unused3) ||
+            opf_slot_kernels(op_id, kt, p3, n, &unused2, &fn3))
             return 1;
         opf_kernel2_fn *volatile direct2 = fn2;   // called through a pointer, as the library calls it
         opf_kernel3_fn *volatile direct3 = fn3;
-        const auto t2 = medians_ns([&] { direct2(a, b, n); }, [&] { opf_reduce_local(a, b, n, OPF_FLOAT, OPF_SUM); },
-                                   [&] { (opf_reduce_local)(a, b, n, OPF_FLOAT, OPF_SUM); });
+        const auto t2 = medians_ns([&] { direct2(a, b, n); }, [&] { opf_reduce_local(a, b, n, type, op); },
+                                   [&] { (opf_reduce_local)(a, b, n, type, op); });
         std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p2, "2-buf", t2[0], t2[1], t2[2]);
-        const auto t3 = medians_ns([&] { direct3(a, b, c, n); }, [&] { opf_reduce_local3(a, b, c, n, OPF_FLOAT, OPF_SUM); },
-                                   [&] { (opf_reduce_local3)(a, b, c, n, OPF_FLOAT, OPF_SUM); });
+        const auto t3 = medians_ns([&] { direct3(a, b, c, n); }, [&] { opf_reduce_local3(a, b, c, n, type, op); },
+                                   [&] { (opf_reduce_local3)(a, b, c, n, type, op); });
         std::printf("%-7ld %-8s %-6s %9.2f %9.2f %9.2f\n", n, p3, "3-buf", t3[0], t3[1], t3[2]);
     }
-    std::printf("(ns per call, median of 9 samples of 2^21 calls; SUM FLOAT, 64-byte-aligned buffers)\n");
+    std::printf("(ns per call, median of 9 samples of 2^21 calls; %s %s, 64-byte-aligned buffers)\n",
+                opf_op_name(op), opf_type_name(type));
     std::free(a), std::free(b), std::free(c);
     return opf_finalize();
 }

@@ -242,7 +242,7 @@ int main()
         bool ok = true;
         for (int i = 0; i < 2; ++i) ok &= opf_reduce_local(f, f + 64, 64, OPF_FLOAT, OPF_SUM) == OPF_SUCCESS;
         const opf_host_ranges_v3_ *window =
-            opf_call_rows2_v3_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].window;
+            opf_call_table_v4_.rows2[opf_call_index_(OPF_SUM, OPF_FLOAT)].window;
         check(ok && f[64] == 3.0f && window && opf_in_host_window_(window, reinterpret_cast<uintptr_t>(f)),
               "a host mapping reduced on twice is remembered (the inline window holds it)");
         munmap(host, bytes + gran);

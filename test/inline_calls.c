@@ -8,7 +8,10 @@
  *   - the table the inline calls read: each row of a predefined op on a
  *     basic type holds, for counts 1 .. limit, the very kernel the
  *     selection reports for that count (opf_slot_provider, opf_slot_kernels),
- *     so that the inline call runs what the entry point would;
+ *     so that the inline call runs what the entry point would; every
+ *     (op, predefined type) the library takes has its rows open, whatever
+ *     the type's id; the v3 rows (for programs built against earlier
+ *     headers) are the same rows;
  *   - with a claiming memory kind loaded (OPF_TEST_EXPECT_CLAIMS=1, set by
  *     test/cuda_conformance_cpu.sh with the CUDA stand-in), the host window
  *     is in force and holds static, stack and brk-heap buffers but not an
@@ -42,6 +45,13 @@ struct call {
     int offset;        /* bytes past the buffers' 64-byte alignment */
     int null_in;       /* pass NULL for in / in1 */
 };
+
+/* The rows of (op id, type id) in the table the inline calls read. */
+#define ROW2(op, id) (&opf_call_table_v4_.rows2[(id) * OPF_CALL_ROWS_PER_TYPE_ + (op)])
+#define ROW3(op, id) (&opf_call_table_v4_.rows3[(id) * OPF_CALL_ROWS_PER_TYPE_ + (op)])
+/* The v3 layout, which the library still exports: [op id - 1][type id], ids below 64. */
+extern const struct opf_call_row2_v3_ *const opf_call_rows2_v3_;
+extern const struct opf_call_row3_v3_ *const opf_call_rows3_v3_;
 
 #define BUFFER(name) static byte name[N * 16 + 2 * GUARD] __attribute__((aligned(64)))
 BUFFER(in_a); BUFFER(io_a); BUFFER(out_a);
@@ -90,8 +100,7 @@ static void compare(const struct call *c)
 static float static_buffer[16];
 static void check_window(int expect_claims)
 {
-    const struct opf_host_ranges_v3_ *w =
-        opf_call_rows2_v3_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].window;
+    const struct opf_host_ranges_v3_ *w = ROW2(OPF_OPID_SUM, OPF_TYPEID_FLOAT)->window;
     float on_stack[16];
     /* from the brk heap itself: a sanitizer's malloc maps its own memory */
     void *brk_block = sbrk(16 * sizeof(float) + 64);
@@ -167,31 +176,50 @@ static int check_row(int op, int id, int nbuf, opf_count_t limit, const opf_coun
     return 1;
 }
 
-/* Each row of the tables against the selection. */
+/* Each row of the table against the selection; every (op, predefined
+ * type) the library takes has its rows open, ids from 64 on too (v3 had no
+ * row there); each v3 row is its v4 row. */
 static void check_rows(void)
 {
-    int rows = 0;
-    for (int op = 1; op < OPF_OPID_COUNT; ++op)
-        for (int id = 1; id < OPF_TYPEID_COUNT_ && id < OPF_CALL_ROWS_PER_OP_; ++id) {   /* (ids from 64 on: no row) */
-            const long at = (op - 1) * OPF_CALL_ROWS_PER_OP_ + id;
-            const struct opf_call_row2_v3_ *r2 = &opf_call_rows2_v3_[at];
-            const struct opf_call_row3_v3_ *r3 = &opf_call_rows3_v3_[at];
+    int rows = 0, high_ids = 0;
+    CHECK(opf_call_table_v4_.types == OPF_TYPEID_COUNT_, "the table holds %lu type ids, the header knows %d",
+          (unsigned long)opf_call_table_v4_.types, (int)OPF_TYPEID_COUNT_);
+    for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)
+        for (int op = 1; op < OPF_OPID_COUNT; ++op) {
+            const struct opf_call_row2_v3_ *r2 = ROW2(op, id);
+            const struct opf_call_row3_v3_ *r3 = ROW3(op, id);
             const opf_count_t limit2 = __atomic_load_n(&r2->limit, __ATOMIC_ACQUIRE);
             const opf_count_t limit3 = __atomic_load_n(&r3->limit, __ATOMIC_ACQUIRE);
             void *k2[3] = { (void *)r2->kernel[0], (void *)r2->kernel[1], (void *)r2->kernel[2] };
             void *k3[3] = { (void *)r3->kernel[0], (void *)r3->kernel[1], (void *)r3->kernel[2] };
             if (limit2) rows += check_row(op, id, 2, limit2, r2->split, k2);
             if (limit3) rows += check_row(op, id, 3, limit3, r3->split, k3);
+            const opf_datatype_t type = (opf_datatype_t)(uintptr_t)id;
+            int kt = -1, valid = 0;
+            opf_type_kernel_type(type, &kt);
+            opf_op_valid_for_type((opf_op_t)(uintptr_t)op, type, &valid);
+            if (valid && kt >= 0) {   /* the row the inline call finds, as it finds it */
+                const int open2 = opf_call_row2_((opf_op_t)(uintptr_t)op, type, 1) == r2;
+                const int open3 = opf_call_row3_((opf_op_t)(uintptr_t)op, type, 1) == r3;
+                CHECK(open2 && open3, "%s %s: the inline call finds no %s row (type id %d)",
+                      opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type), open2 ? "3-buffer" : "2-buffer", id);
+                high_ids += id >= 64 && open2 && open3;
+            }
+            if (id < 64) {
+                const long v3 = (long)(op - 1) * 64 + id;
+                CHECK(!memcmp(&opf_call_rows2_v3_[v3], r2, sizeof *r2) && !memcmp(&opf_call_rows3_v3_[v3], r3, sizeof *r3),
+                      "%s %s: the v3 row is not the v4 row", opf_op_name((opf_op_t)(uintptr_t)op), opf_type_name(type));
+            }
         }
     CHECK(rows > 200, "only %d rows open after opf_init", rows);
+    CHECK(high_ids >= 10, "only %d (op, type) pairs of type ids from 64 on have their rows open", high_ids);
 }
 
 int main(void)
 {
     const int expect_claims = getenv("OPF_TEST_EXPECT_CLAIMS") && !strcmp(getenv("OPF_TEST_EXPECT_CLAIMS"), "1");
     /* Before opf_init the rows are closed: the inline call initialises through the entry point. */
-    CHECK(__atomic_load_n(&opf_call_rows2_v3_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
-                          __ATOMIC_ACQUIRE) == 0, "a row is open before opf_init");
+    CHECK(__atomic_load_n(&ROW2(OPF_OPID_SUM, OPF_TYPEID_FLOAT)->limit, __ATOMIC_ACQUIRE) == 0, "a row is open before opf_init");
     {
         float a[3] = { 1, 2, 3 }, b[3] = { 10, 20, 30 };
         CHECK_RC(opf_reduce_local(a, b, 3, OPF_FLOAT, OPF_SUM), OPF_SUCCESS);
@@ -225,6 +253,9 @@ int main(void)
         { "SUM DOUBLE 40, 4 bytes off (misaligned: the base)", OPF_SUM, OPF_DOUBLE, N, 4, 0 },
         { "MAXLOC FLOAT_INT 20", OPF_MAXLOC, OPF_FLOAT_INT, 20, 0, 0 },
         { "AVG FLOAT 40", OPF_AVG, OPF_FLOAT, N, 0, 0 },
+        { "SUM FLOAT8_E4M3FNUZ 40 (type id 69)", OPF_SUM, OPF_FLOAT8_E4M3FNUZ, N, 0, 0 },
+        { "MAX FLOAT8_E5M2FNUZ 40, 1 byte off", OPF_MAX, OPF_FLOAT8_E5M2FNUZ, N, 1, 0 },
+        { "SUM MXFP8_E4M3 1 block", OPF_SUM, OPF_MXFP8_E4M3, 1, 0, 0 },
         { "SUM FLOAT count 0", OPF_SUM, OPF_FLOAT, 0, 0, 0 },
         { "SUM FLOAT count -1", OPF_SUM, OPF_FLOAT, -1, 0, 0 },
         { "SUM FLOAT count INT64_MAX", OPF_SUM, OPF_FLOAT, INT64_MAX, 0, 0 },
@@ -248,8 +279,7 @@ int main(void)
 
     /* After opf_finalize the rows are closed again; a call initialises anew. */
     CHECK_RC(opf_finalize(), OPF_SUCCESS);
-    CHECK(__atomic_load_n(&opf_call_rows2_v3_[(OPF_OPID_SUM - 1) * OPF_CALL_ROWS_PER_OP_ + OPF_TYPEID_FLOAT].limit,
-                          __ATOMIC_ACQUIRE) == 0, "a row is still open after opf_finalize");
+    CHECK(__atomic_load_n(&ROW2(OPF_OPID_SUM, OPF_TYPEID_FLOAT)->limit, __ATOMIC_ACQUIRE) == 0, "a row is still open after opf_finalize");
     {
         double a[2] = { 1, -0.0 }, b[2] = { 2, 0.0 };
         CHECK_RC(opf_reduce_local3(a, b, b, 2, OPF_DOUBLE, OPF_MIN), OPF_SUCCESS);

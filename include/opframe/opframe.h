@@ -266,10 +266,11 @@ int opf_reduce_local3(const void *in1, const void *in2, void *out, opf_count_t c
  * Define OPF_NO_INLINE_CALLS before including this header to call the entry
  * points alone; `(opf_reduce_local)(...)` and `&opf_reduce_local` name them
  * too. The rows' and the window's layouts are not interfaces of their own: a
- * program built against them refers to opf_call_rows2_v3_ and
- * opf_call_rows3_v3_, and a library with other layouts exports other names
- * (the program then fails to load, never misreads; the v3 window extends
- * v2's, and the library exports the rows by both names). */
+ * program built against them refers to opf_call_table_v4_, and a library
+ * with other layouts exports other names (the program then fails to load,
+ * never misreads). The library still exports the v3 rows (type ids below
+ * 64, op-major; v2 is the same rows by another name), filled as these, for
+ * programs built against earlier headers. */
 /* Where buffers are host memory whatever a claiming component would say
  * (written before the rows open: a row read with acquire orders it); the
  * rows point to it where a component claims buffers. */
@@ -309,9 +310,20 @@ struct opf_call_row3_v3_ { OPF_CALL_ROW_FIELDS_(opf_call_kernel3_v3_) };
  * compare per tier on an AVX-512 Xeon: a steady 0.3 ns above the old
  * two-tier row's one compare, where branches cost 0 to 0.8 ns by tier). */
 #define OPF_CALL_KERNEL_(row, count) ((row)->kernel[((count) >= (row)->split[0]) + ((count) >= (row)->split[1])])
-#define OPF_CALL_ROWS_PER_OP_ 64   /* [op id - 1][type id]: type ids below 64 */
-extern const struct opf_call_row2_v3_ *const opf_call_rows2_v3_;
-extern const struct opf_call_row3_v3_ *const opf_call_rows3_v3_;
+/* v4: the rows by type id, then op id (row [type id][op id], 16 rows a
+ * type, row 0 of each unused: OPF_OP_NULL), and how many type ids the
+ * library's table holds. The bound is the library's, not the header's: a
+ * type id added later takes the inline call with no new layout, and a type
+ * a program knows but the library does not goes to the entry point, which
+ * says so. (v3 bounded type ids by a constant 64: the FNUZ 8-bit floats,
+ * ids 69 and 70, had no row.) */
+struct opf_call_table_v4_ {
+    const struct opf_call_row2_v3_ *rows2;
+    const struct opf_call_row3_v3_ *rows3;
+    uintptr_t types;   /* type ids 0 .. types - 1 have rows */
+};
+extern const struct opf_call_table_v4_ opf_call_table_v4_;
+#define OPF_CALL_ROWS_PER_TYPE_ 16   /* the layout's op ids 0 .. 15: a 16th op is a new layout */
 #if !defined(OPF_NO_INLINE_CALLS) && defined(__GNUC__) && \
     (defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L))
 #define OPF_INLINE_CALLS 1
@@ -323,21 +335,21 @@ extern const struct opf_call_row3_v3_ *const opf_call_rows3_v3_;
 /* The index of an (op, type) in the rows, or -1. */
 static inline long opf_call_index_(opf_op_t op, opf_datatype_t datatype)
 {
-    const uintptr_t o = OPF_ADDRESS_(op) - 1, d = OPF_ADDRESS_(datatype);
-    return o < OPF_OPID_COUNT - 1 && d < OPF_CALL_ROWS_PER_OP_ ? (long)(o * OPF_CALL_ROWS_PER_OP_ + d) : -1;
+    const uintptr_t o = OPF_ADDRESS_(op), d = OPF_ADDRESS_(datatype);
+    return o - 1 < OPF_CALL_ROWS_PER_TYPE_ - 1 && d < opf_call_table_v4_.types ? (long)(d * OPF_CALL_ROWS_PER_TYPE_ + o) : -1;
 }
 /* The row a call may take, or NULL. */
 static inline const struct opf_call_row2_v3_ *opf_call_row2_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
     const long i = opf_call_index_(op, datatype);
-    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows2_v3_[i].limit, __ATOMIC_ACQUIRE)
-               ? opf_call_rows2_v3_ + i : 0;
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_table_v4_.rows2[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_table_v4_.rows2 + i : 0;
 }
 static inline const struct opf_call_row3_v3_ *opf_call_row3_(opf_op_t op, opf_datatype_t datatype, opf_count_t count)
 {
     const long i = opf_call_index_(op, datatype);
-    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_rows3_v3_[i].limit, __ATOMIC_ACQUIRE)
-               ? opf_call_rows3_v3_ + i : 0;
+    return i >= 0 && count >= 1 && count <= __atomic_load_n(&opf_call_table_v4_.rows3[i].limit, __ATOMIC_ACQUIRE)
+               ? opf_call_table_v4_.rows3 + i : 0;
 }
 /* Whether a lies in a mapping the window remembers as host memory now. */
 static inline int opf_in_remembered_(const struct opf_host_ranges_v3_ *w, uintptr_t a)
