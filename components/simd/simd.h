@@ -547,6 +547,8 @@ template <bool IsMax, class T> struct Fp8MinMax {
     }
 };
 
+template <class T> inline constexpr bool is_fnuz = std::is_same_v<T, base::Float8E4M3Fnuz> || std::is_same_v<T, base::Float8E5M2Fnuz>;
+
 // fp8 SUM through binary16 instead of float: a register of codes is two
 // registers of 16-bit lanes, the even codes and the odd ones, each moved
 // into a binary16's bits with integer instructions (as Fp8ViaFloat::to_half,
@@ -566,25 +568,47 @@ template <bool IsMax, class T> struct Fp8MinMax {
 // NaN or inf - inf is a binary16 NaN whose low byte is zero (quiet, payload
 // from the code's byte), which rounds to a NaN code; E4M3 NaN operands are set
 // afterwards, on bytes, as in Fp8ViaFloat.
+// AMD's FNUZ formats the same way (no inf, no -0, 0x80 the one NaN, set
+// afterwards on the codes as FnuzViaFloat does; an exact sum of two codes is
+// never a nonzero value that rounds to zero, so a zero result has no sign):
+//  * E4M3FNUZ is OCP E4M3's layout at half the value: the same bit move
+//    scales it by 2^-7 (its subnormal step 2^-17 a multiple of binary16's);
+//    a magnitude that rounds past the largest finite (240) reaches 0x80;
+//  * E5M2FNUZ is widened at its value (bias 16 against binary16's 15: the
+//    code's exponent one step down; the two lowest binades, below 2^-14,
+//    binary16 subnormals whose sums are exact); the code is the rounded
+//    binary16 exponent one step up, a binary16 subnormal's magnitude >> 7,
+//    and from 61440 on (binary16's 0x7b80, inf included) the NaN.
 template <class T> struct Fp8SumViaHalf {
     using BaseOp = base::OpSum;
     using BaseT = T;
-    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3>;
+    static constexpr bool fnuz = is_fnuz<T>;
+    // the E4M3 layouts (4 exponent bits, 3 mantissa bits): OCP's and FNUZ's
+    static constexpr bool e4m3 = std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E4M3Fnuz>;
     template <std::size_t R> using Reg = Vec<uint8_t, R>;
     template <class V> using Words = Vec<uint16_t, sizeof(V)>;
     template <class V> using SWords = Vec<int16_t, sizeof(V)>;
 
+    // An E5M2FNUZ code in a lane's high byte (low byte zero) as binary16 bits.
+    template <class W> [[gnu::always_inline]] static W fnuz_e5m2_half(W code)
+    {
+        using SW = Vec<int16_t, sizeof(W)>;
+        const W mag = code & 0x7f00u;
+        return (as<SW>(mag) >= SW{} + 0x0800 ? W(mag - 0x400u) : W(mag >> 1)) | (code & 0x8000u);
+    }
     // binary16 bits of the even (low byte) and odd (high byte) codes of each 16-bit lane
     template <class V> [[gnu::always_inline]] static Words<V> even(V x)
     {
         const Words<V> w = as<Words<V>>(x);
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w << 8) >> 1) & 0xbf80u;
+        else if constexpr (fnuz) return fnuz_e5m2_half(Words<V>(w << 8));
         else return w << 8;
     }
     template <class V> [[gnu::always_inline]] static Words<V> odd(V x)
     {
         const Words<V> w = as<Words<V>>(x);
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w) >> 1) & 0xbf80u;
+        else if constexpr (fnuz) return fnuz_e5m2_half(Words<V>(w & 0xff00u));
         else return w & 0xff00u;
     }
     // binary16 bits to the code, nearest even, in the high byte of the lane
@@ -592,13 +616,22 @@ template <class T> struct Fp8SumViaHalf {
     // rounded off by integer addition, the carry running into the exponent.
     template <class W> [[gnu::always_inline]] static W round(W h)
     {
+        using SW = Vec<int16_t, sizeof(W)>;
         if constexpr (e4m3) {
             // |h| < 0x4400: no carry into the sign; t << 1 has the magnitude's
-            // code in its high byte, capped at the NaN code (beyond 464: NaN)
-            // by an unsigned minimum (a variable bound: against a constant
-            // GCC 12 emits a compare and a blend instead of vpminuw)
-            const W t = h + 0x3fu + ((h >> 7) & 1u);
-            return (h & 0x8000u) | umin(W(t << 1), W{} + 0x7fffu);
+            // code in its high byte
+            const W t = h + 0x3fu + ((h >> 7) & 1u), mag = t << 1;
+            // OCP: capped at the NaN code (beyond 464: NaN) by an unsigned
+            // minimum (a variable bound: against a constant GCC 12 emits a
+            // compare and a blend instead of vpminuw); FNUZ: past 0x7f the
+            // magnitude reaches bit 15, and the code is the NaN
+            if constexpr (fnuz) return as<SW>(mag) < SW{} ? W{} + 0x8000u : W((h & 0x8000u) | mag);
+            else return (h & 0x8000u) | umin(mag, W{} + 0x7fffu);
+        } else if constexpr (fnuz) {
+            const W mag = h & 0x7fffu;
+            const W normal = W((mag + 0x7fu + ((mag >> 8) & 1u)) + 0x400u), subnormal = W(mag << 1);
+            const W code = as<SW>(mag) < SW{} + 0x400 ? subnormal : normal;   // the magnitude's code in the high byte
+            return code >= 0x8000u ? W{} + 0x8000u : W(code | (h & 0x8000u));
         } else {
             return h + 0x7fu + ((h >> 8) & 1u);   // inf stays inf, a NaN (low byte 0) NaN
         }
@@ -622,7 +655,8 @@ template <class T> struct Fp8SumViaHalf {
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
         const V r = codes<V>(add<Isa>(even(a), even(b)), add<Isa>(odd(a), odd(b)));
-        return e4m3 ? e4m3_nan_from(a, b, r) : r;
+        if constexpr (fnuz) return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : r;
+        else return std::is_same_v<T, base::Float8E4M3> ? e4m3_nan_from(a, b, r) : r;
     }
 };
 
@@ -961,7 +995,7 @@ template <class Op, class T>
 struct FamilyFor<Op, T> { using type = WithOp<Fp8ViaFloat<rule_of<Op>, T>, Op>; };
 
 template <class T>
-    requires(std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2>)
+    requires(std::is_same_v<T, base::Float8E4M3> || std::is_same_v<T, base::Float8E5M2> || is_fnuz<T>)
 struct FamilyFor<base::OpSum, T> { using type = Fp8SumViaHalf<T>; };
 
 template <class Op, class T>
@@ -969,11 +1003,9 @@ template <class Op, class T>
              Op::template defined<T> && (std::is_same_v<Op, base::OpMax> || std::is_same_v<Op, base::OpMin>))
 struct FamilyFor<Op, T> { using type = Fp8MinMax<std::is_same_v<Op, base::OpMax>, T>; };
 
-template <class T> inline constexpr bool is_fnuz = std::is_same_v<T, base::Float8E4M3Fnuz> || std::is_same_v<T, base::Float8E5M2Fnuz>;
-
 template <class Op, class T>
     requires(is_fnuz<T> && Op::template defined<T> && !std::is_void_v<rule_of<Op>> &&
-             !std::is_same_v<Op, base::OpMax> && !std::is_same_v<Op, base::OpMin>)
+             !std::is_same_v<Op, base::OpMax> && !std::is_same_v<Op, base::OpMin> && !std::is_same_v<Op, base::OpSum>)
 struct FamilyFor<Op, T> { using type = WithOp<FnuzViaFloat<rule_of<Op>, T>, Op>; };
 
 template <class Op, class T>
