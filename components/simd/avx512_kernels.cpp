@@ -355,13 +355,12 @@ template <class T> struct NativeFp8Sum : Fp8SumViaHalf<T> {
     {
         using W = typename Via::template Words<V>;
         using H = Vec<_Float16, sizeof(V)>;
-        const V r = Via::template codes<V>(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))),
-                                     as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b))));
-        return Via::e4m3 ? e4m3_nan_from(a, b, r) : r;
+        return Via::nan_from(a, b, Via::template codes<V>(as<W>(as<H>(Via::even(a)) + as<H>(Via::even(b))),
+                                                           as<W>(as<H>(Via::odd(a)) + as<H>(Via::odd(b)))));
     }
 };
 
-// The OPF_KT_FLOAT16 column, and SUM in the OPF_KT_FLOAT8_E4M3 / E5M2 columns.
+// The OPF_KT_FLOAT16 column, and SUM in the four 8-bit float columns.
 struct Slots {
     template <std::size_t O, std::size_t K> static constexpr SlotFns entry()
     {
@@ -369,7 +368,8 @@ struct Slots {
         if constexpr (K == OPF_KT_FLOAT16 && Op::template defined<base::Half> && !std::is_void_v<rule_of<Op>>) {
             using F = NativeHalf<rule_of<Op>>;
             return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>, once_kernel<Op, base::Half, Avx512>()};
-        } else if constexpr ((K == OPF_KT_FLOAT8_E4M3 || K == OPF_KT_FLOAT8_E5M2) && std::is_same_v<Op, base::OpSum>) {
+        } else if constexpr ((K == OPF_KT_FLOAT8_E4M3 || K == OPF_KT_FLOAT8_E5M2 || K == OPF_KT_FLOAT8_E4M3FNUZ ||
+                              K == OPF_KT_FLOAT8_E5M2FNUZ) && std::is_same_v<Op, base::OpSum>) {
             using T = base::at_t<K, base::KernelTypes>;
             using F = NativeFp8Sum<T>;
             return {&kernel2<F, Avx512>, &kernel3<F, Avx512>, &kernel_n<F, Avx512>};

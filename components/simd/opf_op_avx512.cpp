@@ -69,6 +69,8 @@ struct Avx512 {
             {OPF_KT_FLOAT16, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
             {OPF_KT_FLOAT8_E4M3, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},   // SUM: binary16 sums by vaddph
             {OPF_KT_FLOAT8_E5M2, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
+            {OPF_KT_FLOAT8_E4M3FNUZ, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
+            {OPF_KT_FLOAT8_E5M2FNUZ, use_fp16, OPF_X86_AVX512_FP16, avx512_fp16_table},
             {OPF_KT_BFLOAT16, use_bf16, OPF_X86_AVX512_BF16, avx512_bf16_table},
         };
         for (const Variant &v : variants)

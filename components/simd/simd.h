@@ -652,11 +652,17 @@ template <class T> struct Fp8SumViaHalf {
             return concat(lo, hi);
         }
     }
+    // r with the NaN operands' code set, where the binary16 sum did not
+    // give it (E4M3's NaN codes, FNUZ's 0x80, which read as -0 there)
+    template <class V> [[gnu::always_inline]] static V nan_from(V a, V b, V r)
+    {
+        if constexpr (fnuz) return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : r;
+        else if constexpr (e4m3) return e4m3_nan_from(a, b, r);
+        else return r;
+    }
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
-        const V r = codes<V>(add<Isa>(even(a), even(b)), add<Isa>(odd(a), odd(b)));
-        if constexpr (fnuz) return (a == 0x80u) | (b == 0x80u) ? V{} + 0x80 : r;
-        else return std::is_same_v<T, base::Float8E4M3> ? e4m3_nan_from(a, b, r) : r;
+        return nan_from(a, b, codes<V>(add<Isa>(even(a), even(b)), add<Isa>(odd(a), odd(b))));
     }
 };
 
