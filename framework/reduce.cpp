@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <climits>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #include "base/kernels.h"
@@ -574,20 +576,22 @@ const Row *claimable_row(opf_op_t op, opf_datatype_t datatype, opf_count_t count
 } // namespace
 
 // A row's fields, then its limit (release): a reader that sees the limit
-// sees the rest.
+// sees the rest. The limit is only ever written atomically (a reader may
+// read it at any time); the fields after it, while it is 0.
 template <class Row> void publish_row(Row &to, const Row &from)
 {
+    static_assert(offsetof(Row, limit) == 0 && std::is_trivially_copyable_v<Row>, "the limit comes first");
     __atomic_store_n(&to.limit, 0, __ATOMIC_RELAXED);
-    Row fields = from;
-    fields.limit = 0;
-    to = fields;
+    constexpr std::size_t fields = sizeof(from.limit);
+    std::memcpy(reinterpret_cast<unsigned char *>(&to) + fields, reinterpret_cast<const unsigned char *>(&from) + fields,
+                sizeof(Row) - fields);
     __atomic_store_n(&to.limit, from.limit, __ATOMIC_RELEASE);
 }
 
 void build_call_rows()
 {
     auto fill = [](auto &r, const auto &half, const Datatype &t) {
-        auto row = r;
+        std::remove_reference_t<decltype(r)> row{};
         // Counts above the limit go the general way: a branch that only
         // large calls need (a worker pool) belongs there, with its
         // threshold - 1 folded into this limit.

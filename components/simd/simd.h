@@ -589,12 +589,17 @@ template <class T> struct Fp8SumViaHalf {
     template <class V> using Words = Vec<uint16_t, sizeof(V)>;
     template <class V> using SWords = Vec<int16_t, sizeof(V)>;
 
-    // An E5M2FNUZ code in a lane's high byte (low byte zero) as binary16 bits.
+    // An E5M2FNUZ code in a lane's high byte (the low byte ignored) as
+    // binary16 bits: the exponent a step down (mag - 0x400) from the binade
+    // 2^-14 on, a binary16 subnormal's bits (mag >> 1) below it; the larger
+    // of the two, as signed words, is the right one on both sides (they meet
+    // at 0x800; below 0x400 the first is negative).
     template <class W> [[gnu::always_inline]] static W fnuz_e5m2_half(W code)
     {
         using SW = Vec<int16_t, sizeof(W)>;
         const W mag = code & 0x7f00u;
-        return (as<SW>(mag) >= SW{} + 0x0800 ? W(mag - 0x400u) : W(mag >> 1)) | (code & 0x8000u);
+        const SW normal = as<SW>(W(mag - 0x400u)), subnormal = as<SW>(W(mag >> 1));
+        return as<W>(normal > subnormal ? normal : subnormal) | (code & 0x8000u);
     }
     // binary16 bits of the even (low byte) and odd (high byte) codes of each 16-bit lane
     template <class V> [[gnu::always_inline]] static Words<V> even(V x)
@@ -608,7 +613,7 @@ template <class T> struct Fp8SumViaHalf {
     {
         const Words<V> w = as<Words<V>>(x);
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w) >> 1) & 0xbf80u;
-        else if constexpr (fnuz) return fnuz_e5m2_half(Words<V>(w & 0xff00u));
+        else if constexpr (fnuz) return fnuz_e5m2_half(w);
         else return w & 0xff00u;
     }
     // binary16 bits to the code, nearest even, in the high byte of the lane
@@ -616,7 +621,6 @@ template <class T> struct Fp8SumViaHalf {
     // rounded off by integer addition, the carry running into the exponent.
     template <class W> [[gnu::always_inline]] static W round(W h)
     {
-        using SW = Vec<int16_t, sizeof(W)>;
         if constexpr (e4m3) {
             // |h| < 0x4400: no carry into the sign; t << 1 has the magnitude's
             // code in its high byte
@@ -624,14 +628,19 @@ template <class T> struct Fp8SumViaHalf {
             // OCP: capped at the NaN code (beyond 464: NaN) by an unsigned
             // minimum (a variable bound: against a constant GCC 12 emits a
             // compare and a blend instead of vpminuw); FNUZ: past 0x7f the
-            // magnitude reaches bit 15, and the code is the NaN
-            if constexpr (fnuz) return as<SW>(mag) < SW{} ? W{} + 0x8000u : W((h & 0x8000u) | mag);
-            else return (h & 0x8000u) | umin(mag, W{} + 0x7fffu);
+            // magnitude reaches bit 15, and the minimum with 0x8000 is the
+            // NaN, which the sign bit leaves as it is
+            return (h & 0x8000u) | umin(mag, W{} + (fnuz ? 0x8000u : 0x7fffu));
         } else if constexpr (fnuz) {
+            // The magnitude's code in the high byte: from the binade 2^-14 on,
+            // rounded and its exponent a step up (+ 0x400), below it a
+            // binary16 subnormal's bits << 1 (exact); the smaller of the two
+            // is the right one on both sides (where they overlap, 0x400 to
+            // 0x47f, both have code 8 in the high byte); past 0x7f (61440 on,
+            // inf included) the minimum with 0x8000 is the NaN.
             const W mag = h & 0x7fffu;
-            const W normal = W((mag + 0x7fu + ((mag >> 8) & 1u)) + 0x400u), subnormal = W(mag << 1);
-            const W code = as<SW>(mag) < SW{} + 0x400 ? subnormal : normal;   // the magnitude's code in the high byte
-            return code >= 0x8000u ? W{} + 0x8000u : W(code | (h & 0x8000u));
+            const W code = umin(W(mag + 0x47fu + ((mag >> 8) & 1u)), W(mag << 1));
+            return (h & 0x8000u) | umin(code, W{} + 0x8000u);
         } else {
             return h + 0x7fu + ((h >> 8) & 1u);   // inf stays inf, a NaN (low byte 0) NaN
         }
