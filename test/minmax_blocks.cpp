@@ -124,8 +124,8 @@ template <class T> void adversarial(const char *provider, int op, int kt, std::m
 {
     using L = std::numeric_limits<T>;
     const bool is_max = op == OPF_OPID_MAX;
-    // 1 KiB (the largest block: 8 registers of 64 bytes, twice) and two
-    // 64-byte registers more, and an odd tail
+    // 1 KiB (four of the largest block: avx2's 8 registers of 32 bytes,
+    // avx512's 4 of 64) and two 64-byte registers more, and an odd tail
     const std::size_t n = 1024 / sizeof(T) + 128 / sizeof(T) + 5;
     opf_kernel2_fn *f2 = nullptr;
     opf_kernel3_fn *f3 = nullptr;
