@@ -1,7 +1,6 @@
 // reduce.cpp — opf_reduce_local and opf_reduce_local3: check the call in
 // O(1) without allocating, then make one indirect call per contiguous run.
 #include <algorithm>
-#include <bit>
 #include <climits>
 #include <cstddef>
 #include <cstdio>

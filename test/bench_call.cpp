@@ -8,8 +8,7 @@
 //   OPF_MCA_mca_component_path=components/simd/.libs /tmp/bench_call [--op NAME] [--type NAME] 16 32 64
 //
 // The op is SUM unless --op names another; each count is of elements of the
-// type (default FLOAT; 16 32 64: 64-256
-// bytes of floats). The buffers hold ones and zeros of the type (bytes 0x01
+// type (default FLOAT; 16 32 64: 64-256 bytes of floats). The buffers hold ones and zeros of the type (bytes 0x01
 // and 0x00 for 8-bit floats: a small value of every format).
 #include <algorithm>
 #include <array>
@@ -52,6 +51,14 @@ template <class... F> std::array<double, sizeof...(F)> medians_ns(F... calls)
     return medians;
 }
 
+// The predefined handle (ids 1 .. count - 1) whose name is `name`, any case, or the null one.
+template <class Handle> Handle by_name(const char *name, int count, const char *(*name_of)(Handle))
+{
+    for (int id = 1; id < count; ++id)
+        if (const Handle h = reinterpret_cast<Handle>(uintptr_t(id)); !strcasecmp(name, name_of(h))) return h;
+    return Handle{};
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -61,20 +68,14 @@ int main(int argc, char **argv)
     opf_op_t op = OPF_SUM;
     std::vector<long> counts;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--op") && i + 1 < argc) {
-            op = OPF_OP_NULL;
-            for (int id = 1; id < OPF_OPID_COUNT; ++id)
-                if (!strcasecmp(argv[i + 1], opf_op_name(reinterpret_cast<opf_op_t>(uintptr_t(id)))))
-                    op = reinterpret_cast<opf_op_t>(uintptr_t(id));
-            ++i;
-            continue;
-        }
-        if (!std::strcmp(argv[i], "--type") && i + 1 < argc) {
-            type = OPF_DATATYPE_NULL;
-            for (int id = 1; id < OPF_TYPEID_COUNT_; ++id)
-                if (!strcasecmp(argv[i + 1], opf_type_name(reinterpret_cast<opf_datatype_t>(uintptr_t(id)))))
-                    type = reinterpret_cast<opf_datatype_t>(uintptr_t(id));
-            ++i;
+        const bool names_op = !std::strcmp(argv[i], "--op"), names_type = !std::strcmp(argv[i], "--type");
+        if ((names_op || names_type) && i + 1 < argc) {
+            const char *name = argv[++i];
+            if (names_op ? (op = by_name(name, OPF_OPID_COUNT, opf_op_name)) == OPF_OP_NULL
+                         : (type = by_name(name, OPF_TYPEID_COUNT_, opf_type_name)) == OPF_DATATYPE_NULL) {
+                std::fprintf(stderr, "bench_call: no predefined %s named '%s'\n", names_op ? "op" : "type", name);
+                return 2;
+            }
             continue;
         }
         counts.push_back(std::atol(argv[i]));
@@ -83,8 +84,14 @@ int main(int argc, char **argv)
     int kt = -1;
     opf_aint_t lb = 0, extent = 0;
     const int op_id = int(reinterpret_cast<uintptr_t>(op));
-    if (op == OPF_OP_NULL || type == OPF_DATATYPE_NULL || opf_type_kernel_type(type, &kt) || kt < 0 || opf_type_get_extent(type, &lb, &extent))
+    if (opf_type_kernel_type(type, &kt) || kt < 0 || opf_type_get_extent(type, &lb, &extent)) {
+        std::fprintf(stderr, "bench_call: %s has no kernel type\n", opf_type_name(type));
         return 2;
+    }
+    if (int valid = 0; opf_op_valid_for_type(op, type, &valid) || !valid) {
+        std::fprintf(stderr, "bench_call: %s is not defined on %s\n", opf_op_name(op), opf_type_name(type));
+        return 2;
+    }
     constexpr long kBytes = 1 << 16;
     auto *a = static_cast<unsigned char *>(std::aligned_alloc(64, kBytes));
     auto *b = static_cast<unsigned char *>(std::aligned_alloc(64, kBytes));
@@ -94,16 +101,23 @@ int main(int argc, char **argv)
     else std::memset(a, 1, kBytes);
     std::printf("%-7s %-8s %-6s %9s %9s %9s\n", "count", "kernel", "form", "direct", "inline", "entry");
     for (long n : counts) {
-        if (n < 1 || n * extent > kBytes) return 2;
+        if (n < 1 || n * extent > kBytes) {
+            std::fprintf(stderr, "bench_call: count %ld is not in 1 .. %ld for %s\n", n, kBytes / long(extent),
+                         opf_type_name(type));
+            return 2;
+        }
         opf_kernel2_fn *fn2 = nullptr;
         opf_kernel3_fn *fn3 = nullptr;
         const char *p2 = opf_slot_provider(op_id, kt, 2, n);
         const char *p3 = opf_slot_provider(op_id, kt, 3, n);
         opf_kernel3_fn *unused3 = nullptr;
         opf_kernel2_fn *unused2 = nullptr;
-        if (opf_slot_kernels(op_id, kt, p2, n, &fn2, &unused3) ||
-            opf_slot_kernels(op_id, kt, p3, n, &unused2, &fn3))
+        if (!p2 || !p3 || opf_slot_kernels(op_id, kt, p2, n, &fn2, &unused3) ||
+            opf_slot_kernels(op_id, kt, p3, n, &unused2, &fn3)) {
+            std::fprintf(stderr, "bench_call: no kernel for %s %s at count %ld\n", opf_op_name(op),
+                         opf_type_name(type), n);
             return 1;
+        }
         opf_kernel2_fn *volatile direct2 = fn2;   // called through a pointer, as the library calls it
         opf_kernel3_fn *volatile direct3 = fn3;
         const auto t2 = medians_ns([&] { direct2(a, b, n); }, [&] { opf_reduce_local(a, b, n, type, op); },

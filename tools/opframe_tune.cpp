@@ -24,7 +24,8 @@
 //                2-buffer calls repeated on one buffer, the hard case)
 //   op_<c>_stream_min_bytes  the streaming tier: from which size the
 //                component's non-temporal 3-buffer kernel beats its plain one
-//                by 10% or more (at that size and every larger one)
+//                by 10% or more (there and in the geometric mean of the
+//                sizes from there up, losing at none of them)
 //   op_base_threads_min_bytes  the worker pool: from which size two threads
 //                beat one on the full call (each thread's share is written)
 //   op_cuda_staging_min_count  where the cuda component is available (a
@@ -216,7 +217,8 @@ double workload_after(const std::function<void()> &kernel, bool avx2)
 // slower than kWorstCell of the priorities' pick.
 constexpr double kWinMargin = 1.05, kWorstCell = 0.95;
 // The streaming tier starts only where its kernel wins by this much, at that
-// size and every larger one: non-temporal stores send the output past the
+// size and in the geometric mean of it and every larger one, losing at none
+// of them: non-temporal stores send the output past the
 // caches, so where the three buffers still fit there (a 2-vCPU Zen 5 VM,
 // 32 MiB L3: 4 MiB measured 1.05x here, then 0.7-0.9x of the plain kernel
 // in opframe_bench's repeated calls) a win within the noise is a loss.
@@ -694,17 +696,20 @@ int main(int argc, char **argv)
         }
         // The tier starts at the smallest size where the stream kernel wins
         // by kStreamMargin there and in the geometric mean from there to the
-        // largest: one size's noise (a neighbour's burst on a shared VM) can
-        // neither start the tier early nor push it past every size.
+        // largest, and loses at none of those sizes: one size's noise (a
+        // neighbour's burst on a shared VM) cannot push the tier past every
+        // size, and no size inside the tier runs slower for it.
         long chosen = 2 * big.back();
+        double log_sum = 0, least = INFINITY;   // over the speed-ups from size i up
         for (std::size_t i = big.size(); i-- > 0;) {
-            double log_sum = 0;
-            for (std::size_t j = i; j < big.size(); ++j) log_sum += std::log(speedup[j]);
+            log_sum += std::log(speedup[i]);
+            least = std::min(least, speedup[i]);
+            if (least < 1.0) break;
             if (speedup[i] >= kStreamMargin && std::exp(log_sum / double(big.size() - i)) >= kStreamMargin) chosen = big[i];
         }
-        char rule[160];
+        char rule[200];
         std::snprintf(rule, sizeof rule, "from the least size where it wins %.2fx there and in the geometric mean "
-                      "above", kStreamMargin);
+                      "above, and loses at none of them", kStreamMargin);
         out.add("# Streaming tier: " + p.name + " stream/plain speed-up, 3-buffer SUM FLOAT, each kernel timed alone (" +
                 rule + "): " + detail + (chosen > big.back() ? "; it never did: the tier starts above them" : ""));
         out.add("op_" + p.name + "_stream_min_bytes = " + std::to_string(chosen));
