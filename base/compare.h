@@ -23,8 +23,9 @@ template <class T> inline bool same_value(const T &a, const T &b)
         return a.bits == b.bits;   // one NaN code (0x80)
     else if constexpr (is_narrow<T>)   // a narrow float's NaN codes are its own: no default
         static_assert(no_rule_for<T>, "same_value: a narrow type of type_description.h has no NaN rule here");
-    else if constexpr (is_mx<T>)   // any NaN block (scale 0xFF) matches any other
-        return std::memcmp(&a, &b, sizeof a) == 0 || (a.bytes[0] == kMxNanScale && b.bytes[0] == kMxNanScale);
+    else if constexpr (is_mx<T>)   // any NaN block (its format's NaN scale) matches any other
+        return std::memcmp(&a, &b, sizeof a) == 0 ||
+               (block_nan_scale<typename T::format>(a.bytes[0]) && block_nan_scale<typename T::format>(b.bytes[0]));
     else if constexpr (is_block<T>)   // a block format's NaN blocks are its own: no default
         static_assert(no_rule_for<T>, "same_value: a block type of type_description.h has no NaN rule here");
     else if constexpr (std::is_same_v<T, long double>)

@@ -1,35 +1,49 @@
-// mx.h — the OCP Microscaling (MX v1.0) block formats: MXFP8 (E4M3, E5M2),
-// MXFP6 (E3M2, E2M3), MXFP4 (E2M1) and MXINT8, and the one rule every
-// provider reduces them by (the base's kernels, the SIMD components, cuda's
-// device code: all OPF_HD, no host library).
+// mx.h — block-scaled formats: a block of elements sharing one scale, and
+// the rules every provider reduces them by (the base's kernels, the SIMD
+// components, cuda's device code: all OPF_HD, no host library). A block
+// format is data: an element format, a block length and a scale format
+// (BlockFormat below); the two scale formats are
+//   E8M0   OCP Microscaling (MX v1.0): MXFP8 (E4M3, E5M2), MXFP6 (E3M2,
+//          E2M3), MXFP4 (E2M1) and MXINT8, 32 elements, a power-of-two scale;
+//   UE4M3  NVIDIA's NVFP4: 16 E2M1 elements, an E4M3 scale.
 //
-// One element of such a type is one block: byte 0 an E8M0 scale (2^(s-127),
-// s = 0..254; 0xFF is NaN), then 32 elements as a little-endian bit stream:
-// element i at bits [b*i, b*i + b) of the bytes from byte 1 on (b = 8: a byte
-// each, 33 bytes; b = 6: 25 bytes; b = 4: two a byte, the first in the low
-// nibble, 17 bytes). An element's value is scale * its element value.
+// One element of such a type is one block: byte 0 the scale, then the
+// elements as a little-endian bit stream: element i at bits [b*i, b*i + b)
+// of the bytes from byte 1 on (b = 8: a byte each; b = 6; b = 4: two a byte,
+// the first in the low nibble). An element's value is scale * its element
+// value. An E8M0 scale byte s is 2^(s-127), s = 0..254, 0xFF NaN; a UE4M3
+// scale byte is an E4M3 code (read with its sign; written with sign 0),
+// S.1111.111 NaN.
 //
 // THE RULE (opframe(7), "Block-scaled formats"): a result block is
 //   1. the exact reduction of the decoded values, element by element: SUM the
 //      exact sum, AVG the exact sum divided by the number of inputs (2 on the
 //      2- and 3-buffer calls), MAX / MIN the largest / smallest value; nothing
-//      is rounded, nothing overflows (a fixed-point frame of 384 bits holds
-//      every scale times every element, summed over 64 inputs, with 64 bits
-//      below the smallest step for AVG's division: its remainder is kept as a
-//      sticky bit);
-//   2. quantized once, by the OCP MX v1.0 rule: amax = the largest magnitude
-//      of the 32 exact results; shared_exp = floor(log2(amax)) - emax_elem,
-//      clamped to [-127, 127] (amax = 0: -127); scale byte = shared_exp + 127;
-//      each element = result / 2^shared_exp rounded to nearest, ties to even,
-//      into the element format, saturated to its largest magnitude (E4M3 448,
-//      E5M2 57344, E3M2 28, E2M3 7.5, E2M1 6, INT8 127/64: the int8 -128 is
-//      read as -2 but never written); a zero is written +0.
-//   3. non-finite: an input block with the NaN scale 0xFF, or a NaN or
-//      infinite element (E4M3's S.1111.111, E5M2's exponent 11111; the FP6,
-//      FP4 and INT8 elements have none) makes the result block the NaN block:
-//      scale 0xFF, element bytes 0. (OCP: a NaN amax gives a NaN scale; every
-//      element of a NaN-scaled block is NaN.) The conformance rule compares
-//      two NaN blocks as equal whatever their element bytes.
+//      is rounded, nothing overflows (E8M0: a fixed-point frame of 384 bits
+//      holds every scale times every element, summed over 64 inputs, with 64
+//      bits below the smallest step for AVG's division: its remainder is kept
+//      as a sticky bit; UE4M3: 64-bit integers in units of the smallest
+//      element step times the smallest scale, AVG's division left as a
+//      denominator);
+//   2. quantized once. E8M0, by the OCP MX v1.0 rule: amax = the largest
+//      magnitude of the 32 exact results; shared_exp = floor(log2(amax)) -
+//      emax_elem, clamped to [-127, 127] (amax = 0: -127); scale byte =
+//      shared_exp + 127; each element = result / 2^shared_exp rounded to
+//      nearest, ties to even, into the element format, saturated to its
+//      largest magnitude (E4M3 448, E5M2 57344, E3M2 28, E2M3 7.5, E2M1 6,
+//      INT8 127/64: the int8 -128 is read as -2 but never written). UE4M3:
+//      scale = the E4M3 value nearest amax / (the element's largest
+//      magnitude), ties to even, 448 where above, the smallest subnormal
+//      2^-9 where amax > 0 would round to 0; each element = the element value
+//      nearest result / scale, ties to even, saturated. A zero is written +0
+//      (a zero block: scale +0 too under UE4M3).
+//   3. non-finite: an input block with the NaN scale, or a NaN or infinite
+//      element (E4M3's S.1111.111, E5M2's exponent 11111; the FP6, FP4 and
+//      INT8 elements have none) makes the result block the NaN block: the
+//      format's NaN scale (0xFF, UE4M3 0x7F), element bytes 0. (OCP: a NaN
+//      amax gives a NaN scale; every element of a NaN-scaled block is NaN.)
+//      The conformance rule compares two NaN blocks as equal whatever their
+//      element bytes.
 // Both n-ary modes (OPF_ROUND_CHAIN, OPF_ROUND_ONCE) compute the same: one
 // quantization at the end, so the n-ary call is not the chain of 3-buffer
 // calls for these types (base/kernels.h: nary_is_chain()). An n-ary call of
@@ -38,6 +52,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "base/storage.h"
 
@@ -49,26 +64,42 @@ namespace opf::base {
 // FP4: every code finite), 1 E4M3 (S.1111.111 NaN), 2 E5M2 (IEEE: exponent
 // all ones inf / NaN). Int: MXINT8, two's complement with an implicit 2^-6.
 // Every element value is an integer number of steps of 2^qmin: `steps`.
-template <int Bits, int E, int M, int Emax, int Special, bool Int = false> struct MxFormat {
+template <int Bits, int E, int M, int Emax, int Special, bool Int = false> struct MxElement {
     static constexpr int bits = Bits, ebits = E, mbits = M, emax = Emax, special = Special;
     static constexpr bool is_int = Int;
     static constexpr int bias = Int ? 0 : (1 << (E - 1)) - 1;
     static constexpr int emin = 1 - bias;                   // the exponent of the subnormals' binade
     static constexpr int qmin = Int ? -6 : emin - M;        // the smallest step, 2^qmin
-    static constexpr int block_bytes = 1 + 32 * Bits / 8;
     static constexpr unsigned code_mask = (1u << Bits) - 1;
     static constexpr unsigned sign_bit = 1u << (Bits - 1);
     // The largest finite magnitude's code (floats) / int (INT8).
     static constexpr unsigned max_code = Int ? 127u : Special == 1 ? 0x7eu : Special == 2 ? 0x7bu : sign_bit - 1;
 };
-using MxE4M3 = MxFormat<8, 4, 3, 8, 1>;
-using MxE5M2 = MxFormat<8, 5, 2, 15, 2>;
-using MxE3M2 = MxFormat<6, 3, 2, 4, 0>;
-using MxE2M3 = MxFormat<6, 2, 3, 2, 0>;
-using MxE2M1 = MxFormat<4, 2, 1, 2, 0>;
-using MxInt8 = MxFormat<8, 0, 6, 0, 0, true>;
+using E4M3Element = MxElement<8, 4, 3, 8, 1>;
+using E5M2Element = MxElement<8, 5, 2, 15, 2>;
+using E3M2Element = MxElement<6, 3, 2, 4, 0>;
+using E2M3Element = MxElement<6, 2, 3, 2, 0>;
+using E2M1Element = MxElement<4, 2, 1, 2, 0>;
+using Int8Element = MxElement<8, 0, 6, 0, 0, true>;
 
-// One block of format F: the storage of an MX kernel type.
+// ---- block formats: an element format, a length, a scale format ---------------
+enum class BlockScale { E8M0, UE4M3 };
+template <class Element, int Length, BlockScale Scale> struct BlockFormat : Element {
+    using element = Element;
+    static constexpr int length = Length;
+    static constexpr BlockScale scale = Scale;
+    static constexpr int block_bytes = 1 + Length * Element::bits / 8;
+    static constexpr uint8_t nan_scale = Scale == BlockScale::E8M0 ? 0xff : 0x7f;   // the one it writes
+    static_assert(Length * Element::bits % 8 == 0, "BlockFormat: the elements fill whole bytes");
+};
+using MxE4M3 = BlockFormat<E4M3Element, 32, BlockScale::E8M0>;
+using MxE5M2 = BlockFormat<E5M2Element, 32, BlockScale::E8M0>;
+using MxE3M2 = BlockFormat<E3M2Element, 32, BlockScale::E8M0>;
+using MxE2M3 = BlockFormat<E2M3Element, 32, BlockScale::E8M0>;
+using MxE2M1 = BlockFormat<E2M1Element, 32, BlockScale::E8M0>;
+using MxInt8 = BlockFormat<Int8Element, 32, BlockScale::E8M0>;
+
+// One block of format F: the storage of a block kernel type.
 template <class F> struct MxBlock {
     using format = F;
     uint8_t bytes[F::block_bytes];
@@ -78,6 +109,13 @@ template <class F> inline constexpr bool is_mx<MxBlock<F>> = true;
 template <class T> concept Mx = is_mx<T>;
 
 inline constexpr uint8_t kMxNanScale = 0xff;
+
+// Whether a block's scale byte is NaN (UE4M3: either sign).
+template <class F> OPF_HD inline bool block_nan_scale(unsigned scale)
+{
+    if constexpr (F::scale == BlockScale::E8M0) return scale == kMxNanScale;
+    else return (scale & 0x7f) == 0x7f;
+}
 
 // Element i's code (its Bits bits) of a block: never reads past the block.
 template <class F> OPF_HD inline unsigned mx_code(const uint8_t *block, int i)
@@ -91,14 +129,14 @@ template <class F> OPF_HD inline unsigned mx_code(const uint8_t *block, int i)
         return (w >> shift) & F::code_mask;
     }
 }
-// Writes the 32 codes of a block's elements (the scale is the caller's).
-template <class F> OPF_HD inline void mx_put_codes(uint8_t *block, const uint8_t (&codes)[32])
+// Writes the codes of a block's elements (the scale is the caller's).
+template <class F> OPF_HD inline void mx_put_codes(uint8_t *block, const uint8_t (&codes)[F::length])
 {
     if constexpr (F::bits == 8) {
-        for (int i = 0; i < 32; ++i) block[1 + i] = codes[i];
+        for (int i = 0; i < F::length; ++i) block[1 + i] = codes[i];
     } else {
-        uint8_t out[32 * F::bits / 8] = {};
-        for (int i = 0; i < 32; ++i) {
+        uint8_t out[F::length * F::bits / 8] = {};
+        for (int i = 0; i < F::length; ++i) {
             const int bit = F::bits * i, at = bit / 8, shift = bit % 8;
             out[at] = uint8_t(out[at] | (codes[i] << shift));
             if (shift + F::bits > 8) out[at + 1] = uint8_t(out[at + 1] | (codes[i] >> (8 - shift)));
@@ -232,6 +270,7 @@ struct MxWide {
     }
 };
 
+// ---- the E8M0 rule ---------------------------------------------------------------
 // The per-element state of a reduction in progress: the exact values of one
 // result block, and whether a non-finite input was seen.
 struct MxExact {
@@ -242,8 +281,9 @@ struct MxExact {
 enum class MxOp { Sum, Max, Min };
 
 // acc = x (first input) or acc op= x.
-template <class F> OPF_HD inline void mx_take(MxExact &acc, const uint8_t *x, MxOp op, bool first)
+template <class F> OPF_HD inline void e8m0_take(MxExact &acc, const uint8_t *x, MxOp op, bool first)
 {
+    static_assert(F::length == 32, "the E8M0 rule's frames are 32 a block");
     const unsigned scale = x[0];
     if (first) {
         acc.nan = false;
@@ -307,7 +347,7 @@ template <class F> OPF_HD inline uint8_t mx_signed(unsigned code, bool negative)
 
 // Writes the quantized block of acc (the exact values, divided by k when
 // k > 1: AVG) to out: the rule above, step 2 and 3.
-template <class F> OPF_HD inline void mx_quantize(MxExact &acc, int k, uint8_t *out)
+template <class F> OPF_HD inline void e8m0_quantize(MxExact &acc, int k, uint8_t *out)
 {
     uint8_t codes[32];
     if (acc.nan) {
@@ -421,6 +461,92 @@ template <class F> OPF_HD inline bool mx_reduce_small(const uint8_t *const in[],
     return true;
 }
 
+// ---- the UE4M3 rule (NVFP4) --------------------------------------------------
+// A decoded value is element steps (2^qmin) times scale steps (E4M3's, 2^-9):
+// an integer in units of 2^(qmin - 9), below 2^42 in magnitude for any
+// element format summed over 64 inputs. AVG's division is the denominator
+// of the rounding below, never carried out.
+template <class F> struct ScaledExact {
+    int64_t v[F::length];
+    bool nan;
+};
+
+template <class F> OPF_HD inline void ue4m3_take(ScaledExact<F> &acc, const uint8_t *x, MxOp op, bool first)
+{
+    const unsigned scale = x[0];
+    bool nan = block_nan_scale<F>(scale);
+    const int64_t unit = nan ? 0 : mx_steps<E4M3Element>(scale);
+    for (int i = 0; i < F::length; ++i) {
+        const unsigned c = mx_code<F>(x, i);
+        nan = nan || mx_nonfinite<F>(c);
+        const int64_t v = mx_steps<F>(c) * unit;
+        if (first) acc.v[i] = v;
+        else if (op == MxOp::Sum) acc.v[i] += v;
+        else if (op == MxOp::Max ? v > acc.v[i] : v < acc.v[i]) acc.v[i] = v;
+    }
+    acc.nan = (!first && acc.nan) || nan;
+}
+
+// The non-negative code of format G nearest num / den (num >= 0, den > 0),
+// a tie to the even code, saturated at G's largest finite: a bisection of
+// G's magnitudes, which grow with their codes, compared exactly.
+template <class G> OPF_HD inline unsigned nearest_code(int64_t num, int64_t den)
+{
+    unsigned lo = 0, hi = G::max_code;
+    if (mx_steps<G>(hi) * den <= num) return hi;
+    while (hi - lo > 1) {   // steps(lo) * den <= num < steps(hi) * den
+        const unsigned mid = (lo + hi) / 2;
+        if (mx_steps<G>(mid) * den <= num) lo = mid;
+        else hi = mid;
+    }
+    const int64_t twice = 2 * num, midpoint = (mx_steps<G>(lo) + mx_steps<G>(hi)) * den;
+    return twice > midpoint || (twice == midpoint && (hi & 1) == 0) ? hi : lo;
+}
+
+template <class F> OPF_HD inline void ue4m3_quantize(const ScaledExact<F> &acc, int k, uint8_t *out)
+{
+    uint8_t codes[F::length] = {};
+    if (acc.nan) {
+        out[0] = F::nan_scale;
+        mx_put_codes<F>(out, codes);
+        return;
+    }
+    int64_t amax = 0;
+    for (int i = 0; i < F::length; ++i) {
+        const int64_t m = acc.v[i] < 0 ? -acc.v[i] : acc.v[i];
+        amax = m > amax ? m : amax;
+    }
+    // amax / (k * largest element) in scale steps; a non-zero amax keeps a non-zero scale
+    unsigned scale = nearest_code<E4M3Element>(amax, int64_t(k) * mx_steps<F>(F::max_code));
+    if (scale == 0 && amax > 0) scale = 1;
+    out[0] = uint8_t(scale);
+    if (scale != 0) {
+        const int64_t den = int64_t(k) * mx_steps<E4M3Element>(scale);   // result / scale in element steps
+        for (int i = 0; i < F::length; ++i) {
+            const int64_t v = acc.v[i];
+            codes[i] = mx_signed<F>(nearest_code<F>(v < 0 ? -v : v, den), v < 0);
+        }
+    }
+    mx_put_codes<F>(out, codes);
+}
+
+// ---- the rule of any block format ---------------------------------------------
+// The state of a result block in progress, and its steps: the first input
+// (first = true) or one more, then the quantized block of the exact values
+// (divided by k when k > 1: AVG).
+template <class F>
+using BlockExact = std::conditional_t<F::scale == BlockScale::E8M0, MxExact, ScaledExact<F>>;
+template <class F> OPF_HD inline void mx_take(BlockExact<F> &acc, const uint8_t *x, MxOp op, bool first)
+{
+    if constexpr (F::scale == BlockScale::E8M0) e8m0_take<F>(acc, x, op, first);
+    else ue4m3_take<F>(acc, x, op, first);
+}
+template <class F> OPF_HD inline void mx_quantize(BlockExact<F> &acc, int k, uint8_t *out)
+{
+    if constexpr (F::scale == BlockScale::E8M0) e8m0_quantize<F>(acc, k, out);
+    else ue4m3_quantize<F>(acc, k, out);
+}
+
 // The result block of `op` over k input blocks (AVG: Sum with mean = true);
 // out may be any of the inputs.
 template <class F> OPF_HD inline void mx_reduce(const uint8_t *const in[], int k, uint8_t *out, MxOp op, bool mean)
@@ -430,8 +556,9 @@ template <class F> OPF_HD inline void mx_reduce(const uint8_t *const in[], int k
             for (int b = 0; b < F::block_bytes; ++b) out[b] = in[0][b];
         return;
     }
-    if (mx_reduce_small<F>(in, k, out, op, mean)) return;
-    MxExact acc;
+    if constexpr (F::scale == BlockScale::E8M0)
+        if (mx_reduce_small<F>(in, k, out, op, mean)) return;
+    BlockExact<F> acc;
     for (int j = 0; j < k; ++j) mx_take<F>(acc, in[j], op, j == 0);
     mx_quantize<F>(acc, mean ? k : 1, out);
 }

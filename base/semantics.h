@@ -404,7 +404,7 @@ template <class T, Rounding M> struct NaryAccOf<OpAvg, T, M> {
 // One input is a copy (mx_reduce).
 template <class Op, class F> struct MxAcc {
     struct Acc {
-        MxExact e;
+        BlockExact<F> e;
         MxBlock<F> first;
         int taken;
     };

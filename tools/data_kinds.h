@@ -195,8 +195,9 @@ template <class T> void put_part(unsigned char *p, Kind k, Rng &r, bool power_of
 // sparse: one element in 1,000 NaN where the format has NaN codes.
 template <class Fmt> void put_mx(unsigned char *p, Kind k, Rng &r)
 {
-    p[0] = uint8_t(k == Kind::Random || k == Kind::Sparse ? 127 + int(r.below(9)) - 4 : 127);
-    uint8_t codes[32];
+    const int one = Fmt::scale == base::BlockScale::E8M0 ? 127 : 0x38;   // the scale code of 1.0
+    p[0] = uint8_t(k == Kind::Random || k == Kind::Sparse ? one + int(r.below(9)) - 4 : one);
+    uint8_t codes[Fmt::length];
     for (uint8_t &c : codes) {
         if (k == Kind::Ones) { c = 0; continue; }   // (replaced below: 1.0's code)
         unsigned code;
@@ -309,8 +310,8 @@ inline void inverse(int op, int kt, const unsigned char *in, unsigned char *inv,
             } else if constexpr (is_mx<T>) {
                 using Fmt = typename T::format;
                 if (op != OPF_OPID_SUM) continue;
-                uint8_t codes[32];
-                for (int e = 0; e < 32; ++e) {   // negation: the sign bit; MXINT8 two's complement
+                uint8_t codes[Fmt::length];
+                for (int e = 0; e < Fmt::length; ++e) {   // negation: the sign bit; MXINT8 two's complement
                     const unsigned c = mx_code<Fmt>(q, e);
                     codes[e] = uint8_t(Fmt::is_int ? (c == 0x80 ? 0x7f : (0x100 - c) & 0xff) : c ^ Fmt::sign_bit);
                 }

@@ -32,6 +32,7 @@ static_assert(steps_bits<base::MxE4M3> == 18 && steps_bits<base::MxE3M2> == 9 &&
               steps_bits<base::MxE2M1> == 4);
 
 template <class F, class Isa> struct Kernels {
+    static_assert(F::scale == base::BlockScale::E8M0 && F::length == 32, "simd::mx: the E8M0 rule's 32-element blocks");
     static constexpr int W = int(Isa::bytes / 4);   // int32 lanes per register
     static constexpr int R = 32 / W;                // registers per block
     using I = Vec<int32_t, Isa::bytes>;
