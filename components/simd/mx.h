@@ -27,7 +27,8 @@ using base::MxOp;
 
 // Bits of the largest |steps| (floats: (2^mb | m) << (e_field - 1) with e_field at most 2^E - 1).
 template <class F> constexpr int steps_bits = F::is_int ? 8 : F::mbits + (1 << F::ebits) - 1;
-template <class F> constexpr bool has_fast = !(F::special == 2);   // E5M2: no
+// The E8M0 formats but E5M2 (the lanes below are the E8M0 rule's).
+template <class F> constexpr bool has_fast = F::scale == base::BlockScale::E8M0 && !(F::special == 2);
 static_assert(steps_bits<base::MxE4M3> == 18 && steps_bits<base::MxE3M2> == 9 && steps_bits<base::MxE2M3> == 6 &&
               steps_bits<base::MxE2M1> == 4);
 
