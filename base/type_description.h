@@ -66,7 +66,8 @@ enum class Nature { Integer, Real, Narrow, Complex, Pair, Block, Unknown };
     X(MXFP4_E2M1, (MxBlock<MxE2M1>), Block)                                                                \
     X(MXINT8, (MxBlock<MxInt8>), Block)                                                                    \
     X(FLOAT8_E4M3FNUZ, (Float8E4M3Fnuz), Narrow)                                                           \
-    X(FLOAT8_E5M2FNUZ, (Float8E5M2Fnuz), Narrow)
+    X(FLOAT8_E5M2FNUZ, (Float8E5M2Fnuz), Narrow)                                                           \
+    X(NVFP4, (MxBlock<BlockFormat<E2M1Element, 16, BlockScale::UE4M3>>), Block)
 
 // (T) -> T: the table's parenthesised storage types.
 template <class T> struct Unparen;

@@ -133,6 +133,7 @@ constexpr Predefined predefined_list[] = {
     {OPF_TYPEID_MXINT8, "MXINT8", OPF_KT_MXINT8, G::Block},
     {OPF_TYPEID_FLOAT8_E4M3FNUZ, "FLOAT8_E4M3FNUZ", OPF_KT_FLOAT8_E4M3FNUZ, G::Floating},
     {OPF_TYPEID_FLOAT8_E5M2FNUZ, "FLOAT8_E5M2FNUZ", OPF_KT_FLOAT8_E5M2FNUZ, G::Floating},
+    {OPF_TYPEID_NVFP4, "NVFP4", OPF_KT_NVFP4, G::Block},
 };
 static_assert(std::size(predefined_list) == OPF_TYPEID_COUNT_ - 1, "one row per predefined type id");
 

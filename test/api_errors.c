@@ -87,6 +87,7 @@ static const int group_of[OPF_TYPEID_COUNT_] = {
     [OPF_TYPEID_MXFP8_E4M3] = G_BLOCK, [OPF_TYPEID_MXFP8_E5M2] = G_BLOCK, [OPF_TYPEID_MXFP6_E3M2] = G_BLOCK,
     [OPF_TYPEID_MXFP6_E2M3] = G_BLOCK, [OPF_TYPEID_MXFP4_E2M1] = G_BLOCK, [OPF_TYPEID_MXINT8] = G_BLOCK,
     [OPF_TYPEID_FLOAT8_E4M3FNUZ] = G_FLOAT, [OPF_TYPEID_FLOAT8_E5M2FNUZ] = G_FLOAT,
+    [OPF_TYPEID_NVFP4] = G_BLOCK,   /* NVIDIA's block format: as MX */
 };
 
 static int op_valid(int op, int g)
@@ -162,7 +163,7 @@ static void test_names(void)
         { OPF_INTEGER8, "INTEGER8" }, { OPF_CHAR, "CHAR" }, { OPF_FLOAT16, "FLOAT16" },
         { OPF_FLOAT8_E4M3, "FLOAT8_E4M3" }, { OPF_FLOAT8_E5M2, "FLOAT8_E5M2" },
         { OPF_FLOAT8_E4M3FNUZ, "FLOAT8_E4M3FNUZ" }, { OPF_FLOAT8_E5M2FNUZ, "FLOAT8_E5M2FNUZ" },
-        { OPF_MXFP8_E4M3, "MXFP8_E4M3" }, { OPF_MXFP4_E2M1, "MXFP4_E2M1" }, { OPF_MXINT8, "MXINT8" },
+        { OPF_MXFP8_E4M3, "MXFP8_E4M3" }, { OPF_MXFP4_E2M1, "MXFP4_E2M1" }, { OPF_MXINT8, "MXINT8" }, { OPF_NVFP4, "NVFP4" },
     };
     for (size_t i = 0; i < sizeof few / sizeof few[0]; ++i) {
         const char *n = opf_type_name(few[i].t);

@@ -39,8 +39,9 @@ template <class T> void scalar(unsigned char *p, Rng &r)
 {
     using opf::base::Half, opf::base::BFloat16;
     if constexpr (opf::base::is_mx<T>) {   // an MX block: a scale near 1 (now and then an end, or NaN), any elements
-        static const uint8_t ends[] = {0, 1, 253, 254, 0xff};
-        p[0] = r.one_in(4) ? ends[r.below(sizeof ends)] : uint8_t(124 + r.below(7));
+        constexpr bool e8m0 = T::format::scale == opf::base::BlockScale::E8M0;   // else an E4M3 scale (NVFP4)
+        static const uint8_t ends[] = {0, 1, e8m0 ? 253 : 0x7d, e8m0 ? 254 : 0x7e, 0xff, e8m0 ? 0xff : 0xb8};
+        p[0] = r.one_in(4) ? ends[r.below(sizeof ends)] : uint8_t((e8m0 ? 124 : 0x35) + r.below(7));
         for (std::size_t i = 1; i < sizeof(T); ++i) p[i] = uint8_t(r.next());
     } else {
         scalar_value<T>(p, r);

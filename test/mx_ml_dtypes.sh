@@ -1,6 +1,7 @@
 #!/bin/sh
 # opframe's formats against ml_dtypes: the MX block formats
-# (test/mx_ml_dtypes.py) and the FNUZ 8-bit floats (test/fnuz_ml_dtypes.py);
+# (test/mx_ml_dtypes.py), the FNUZ 8-bit floats (test/fnuz_ml_dtypes.py) and
+# the NVFP4 blocks (test/nvfp4_ml_dtypes.py);
 # skips (77) without python3, numpy or ml_dtypes.
 check_name=mx_ml_dtypes
 . "$(dirname "$0")/check_lib.sh"
@@ -25,8 +26,10 @@ python3 "$(dirname "$0")/mx_ml_dtypes.py" "$@"
 mx=$?
 python3 "$(dirname "$0")/fnuz_ml_dtypes.py"
 fnuz=$?
-case $mx:$fnuz in
-77:77) exit 77 ;;   # numpy / ml_dtypes missing: both skip
-0:0 | 0:77 | 77:0) exit 0 ;;
-*) exit 1 ;;
-esac
+python3 "$(dirname "$0")/nvfp4_ml_dtypes.py"
+nvfp4=$?
+[ "$mx:$fnuz:$nvfp4" = 77:77:77 ] && exit 77   # numpy / ml_dtypes missing: all skip
+for rc in $mx $fnuz $nvfp4; do
+    case $rc in 0 | 77) ;; *) exit 1 ;; esac
+done
+exit 0

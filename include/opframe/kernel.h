@@ -38,6 +38,9 @@ enum {
     /* AMD's FNUZ 8-bit floats (appended): float8_e4m3fnuz, float8_e5m2fnuz
      * (bias 8 / 16, no infinities, no -0, 0x80 the one NaN) */
     OPF_KT_FLOAT8_E4M3FNUZ, OPF_KT_FLOAT8_E5M2FNUZ,
+    /* NVIDIA's NVFP4 (appended): one element is one block of 16 E2M1 values
+     * sharing an E4M3 scale (opframe.h, "block-scaled formats") */
+    OPF_KT_NVFP4,
     OPF_KT_COUNT
 };
 

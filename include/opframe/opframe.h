@@ -115,6 +115,8 @@ enum {
     OPF_TYPEID_MXFP4_E2M1, OPF_TYPEID_MXINT8,
     /* AMD's FNUZ 8-bit floats (appended) */
     OPF_TYPEID_FLOAT8_E4M3FNUZ, OPF_TYPEID_FLOAT8_E5M2FNUZ,
+    /* NVIDIA's NVFP4 block format (appended) */
+    OPF_TYPEID_NVFP4,
     OPF_TYPEID_COUNT_ /* number of predefined type ids, including NULL */
 };
 
@@ -219,6 +221,19 @@ enum {
 #define OPF_MXFP6_E2M3              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP6_E2M3)
 #define OPF_MXFP4_E2M1              OPF_TYPE_HANDLE_(OPF_TYPEID_MXFP4_E2M1)
 #define OPF_MXINT8                  OPF_TYPE_HANDLE_(OPF_TYPEID_MXINT8)
+/* NVIDIA's NVFP4 (Blackwell): one element is one block of 9 bytes, byte 0 a
+ * UE4M3 scale (an E4M3 code, float8_e4m3fn's, with sign 0; S.1111.111 NaN),
+ * then 16 E2M1 values, two a byte, the even one in the low nibble (NVIDIA's
+ * layout with the scale moved in front, as MX puts its E8M0). A value is
+ * element * scale. Counts in blocks; ops as the MX formats. A result block
+ * is the exact reduction of the decoded values quantized once: scale = the
+ * E4M3 value nearest amax / 6 (ties to even; 448 where above; 2^-9 where
+ * amax > 0 would round to 0), elements = the E2M1 value nearest value /
+ * scale, ties to even, saturated at +-6; a zero block is scale +0, elements
+ * +0; a NaN scale in any input gives the NaN block (scale 0x7F, element
+ * bytes 0). The tensor-wide FP32 scale of NVFP4 tensors is the caller's
+ * (opframe(7), "Block-scaled formats"). */
+#define OPF_NVFP4                   OPF_TYPE_HANDLE_(OPF_TYPEID_NVFP4)
 
 /* ---- life cycle --------------------------------------------------------- */
 /* opf_init is idempotent; the first reduction initialises lazily. After

@@ -1,8 +1,9 @@
-// mx_reference.h — the OCP MX block formats as the spec (opframe(7),
-// "Block-scaled formats") defines them, written without library code and by
-// other means than base/mx.h: elements read bit by bit from the stream,
-// decoded by their definition into exact doubles, summed exactly in a
-// sign-magnitude big integer, the scale found by testing powers of two, and
+// mx_reference.h — the block-scaled formats (OCP MX with its E8M0 scale,
+// NVFP4 with its E4M3 one) as the spec (opframe(7), "Block-scaled formats")
+// defines them, written without library code and by other means than
+// base/mx.h: elements read bit by bit from the stream, decoded by their
+// definition into exact doubles, summed exactly in a sign-magnitude big
+// integer, an E8M0 scale found by testing powers of two, an E4M3 scale and
 // each element rounded by searching the format's ordered magnitudes for the
 // nearest (a tie to the even code), all comparisons exact (AVG compares
 // k * candidate with the sum instead of dividing).
@@ -18,12 +19,16 @@
 
 namespace mxref {
 
-// An element format: Bits wide; Int: MXINT8; else 1 sign, E exponent, M
-// mantissa bits; NanKind 0 none, 1 E4M3 (S.1111.111), 2 IEEE (exponent all ones).
-template <int Bits, int E, int M, int Emax, int NanKind, bool Int, int Kt> struct Spec {
-    static constexpr int bits = Bits, emax = Emax, kt = Kt;
-    static constexpr int bytes = 1 + 32 * Bits / 8;
-    static constexpr bool is_int = Int;
+// A block format: Len elements Bits wide; Int: MXINT8; else 1 sign, E
+// exponent, M mantissa bits; NanKind 0 none, 1 E4M3 (S.1111.111), 2 IEEE
+// (exponent all ones); the scale E8M0 or (E4M3Scale) an E4M3 code.
+template <int Bits, int E, int M, int Emax, int NanKind, bool Int, int Kt, int Len = 32, bool E4M3Scale = false>
+struct Spec {
+    static constexpr int bits = Bits, emax = Emax, kt = Kt, length = Len;
+    static constexpr int bytes = 1 + Len * Bits / 8;
+    static constexpr bool is_int = Int, e4m3_scale = E4M3Scale;
+    static constexpr uint8_t nan_scale = E4M3Scale ? 0x7f : 0xff;   // the NaN block's
+    static bool scale_is_nan(uint8_t s) { return E4M3Scale ? (s & 0x7f) == 0x7f : s == 0xff; }
     static constexpr int bias = Int ? 0 : (1 << (E - 1)) - 1;
     static bool nonfinite(unsigned c)
     {
@@ -177,58 +182,78 @@ template <class S> void write_code(uint8_t* block, int i, unsigned c)
 }
 
 // Decodes a block: false when it has a NaN scale or a non-finite element.
-template <class S> bool decode(const uint8_t* block, Big (&v)[32])
+// The E4M3 format of an NVFP4 scale, as an element format (its magnitudes).
+using E4M3 = Spec<8, 4, 3, 8, 1, false, -1>;
+template <class S> double scale_value(uint8_t s)
 {
-    if (block[0] == 0xff) return false;
-    for (int i = 0; i < 32; ++i) {
+    return S::e4m3_scale ? E4M3::value(s) : std::ldexp(1.0, int(s) - 127);
+}
+template <class S> bool decode(const uint8_t* block, Big (&v)[S::length])
+{
+    if (S::scale_is_nan(block[0])) return false;
+    for (int i = 0; i < S::length; ++i) {
         const unsigned c = read_code<S>(block, i);
         if (S::nonfinite(c)) return false;
-        v[i] = from_double(std::ldexp(S::value(c), int(block[0]) - 127));
+        v[i] = from_double(S::value(c) * scale_value<S>(block[0]));   // exact: a few bits times a few
     }
     return true;
 }
 
+// The index of the candidate nearest a (cands ascending, mags their codes),
+// a tie to the even code, the last where a is beyond it.
+inline size_t nearest(const std::vector<Big>& cands, const std::vector<std::pair<double, unsigned>>& mags, const Big& a)
+{
+    size_t lo = 0, hi = cands.size();   // cands[lo] <= a; hi: the first that is above
+    while (hi - lo > 1) {
+        const size_t mid = (lo + hi) / 2;
+        if (cmp_mag(cands[mid], a) <= 0) lo = mid;
+        else hi = mid;
+    }
+    if (lo + 1 == cands.size()) return lo;   // at or beyond the largest: saturated
+    Big below = a, above = cands[lo + 1];
+    sub_mag(below, cands[lo]);   // a - lo
+    sub_mag(above, a);           // hi - a
+    const int c = cmp_mag(below, above);
+    return c > 0 || (c == 0 && (mags[lo + 1].second & 1) == 0) ? lo + 1 : lo;
+}
+
 // The block of the exact values v / k (the rule's quantization).
-template <class S> void quantize(const Big (&v)[32], uint32_t k, uint8_t* out)
+template <class S> void quantize(const Big (&v)[S::length], uint32_t k, uint8_t* out)
 {
     Big amax;
     for (const Big& x : v)
         if (cmp_mag(x, amax) > 0) amax = x;
     amax.neg = false;
-    int x = -127;
-    if (!amax.is_zero()) {
-        // floor(log2(amax / k)): the largest e with k 2^e <= amax
-        int e = amax.bit_length() - kLow;   // 2^e > amax >= amax / k
-        while (cmp_mag(times(from_scaled(1, e), k), amax) > 0) --e;
-        x = std::clamp(e - S::emax, -127, 127);
-    }
-    out[0] = uint8_t(x + 127);
     const auto& mags = S::magnitudes();
-    // k * magnitude * 2^x for every magnitude, the block's candidates
+    double scale;
+    if (S::e4m3_scale) {
+        // the E4M3 magnitude nearest amax / (k * largest), k * largest * m compared with amax
+        const auto& smags = E4M3::magnitudes();
+        std::vector<Big> cands(smags.size());
+        for (size_t j = 0; j < smags.size(); ++j) cands[j] = times(from_double(smags[j].first * mags.back().first), k);
+        unsigned code = smags[nearest(cands, smags, amax)].second;
+        if (code == 0 && !amax.is_zero()) code = 1;   // the smallest subnormal, not a zero scale
+        out[0] = uint8_t(code);
+        scale = E4M3::value(code);
+    } else {
+        int x = -127;
+        if (!amax.is_zero()) {
+            // floor(log2(amax / k)): the largest e with k 2^e <= amax
+            int e = amax.bit_length() - kLow;   // 2^e > amax >= amax / k
+            while (cmp_mag(times(from_scaled(1, e), k), amax) > 0) --e;
+            x = std::clamp(e - S::emax, -127, 127);
+        }
+        out[0] = uint8_t(x + 127);
+        scale = std::ldexp(1.0, x);
+    }
+    // k * magnitude * scale for every magnitude, the block's candidates
     std::vector<Big> cands(mags.size());
-    for (size_t j = 0; j < mags.size(); ++j) cands[j] = times(from_double(std::ldexp(mags[j].first, x)), k);
-    for (int i = 0; i < 32; ++i) {
+    for (size_t j = 0; j < mags.size(); ++j) cands[j] = times(from_double(mags[j].first * scale), k);
+    for (int i = 0; i < S::length; ++i) {
         Big a = v[i];
         const bool neg = a.neg;
         a.neg = false;
-        auto cand = [&](size_t j) { return cands[j]; };
-        // the largest magnitude j with k * mag(j) 2^x <= |v|, by bisection
-        size_t lo = 0, hi = mags.size();   // mag(lo) fits; hi: first that does not
-        while (hi - lo > 1) {
-            const size_t mid = (lo + hi) / 2;
-            if (cmp_mag(cand(mid), a) <= 0) lo = mid;
-            else hi = mid;
-        }
-        size_t pick = lo;
-        if (lo + 1 < mags.size()) {
-            Big below = a, above = cand(lo + 1);
-            const Big c_lo = cand(lo);
-            sub_mag(below, c_lo);        // |v| - k lo
-            sub_mag(above, a);           // k hi - |v|
-            const int c = cmp_mag(below, above);
-            if (c > 0 || (c == 0 && (mags[lo + 1].second & 1) == 0)) pick = lo + 1;
-        }   // else: at or beyond the largest: saturated
-        unsigned code = mags[pick].second;
+        unsigned code = scale == 0 ? 0 : mags[nearest(cands, mags, a)].second;   // (a zero scale: a zero block)
         if (code != 0 && neg) code = S::is_int ? (256 - code) & 0xff : code | (1u << (S::bits - 1));
         write_code<S>(out, i, code);
     }
@@ -241,14 +266,14 @@ template <class S> void reduce(const uint8_t* const* in, int k, uint8_t* out, Op
         std::memmove(out, in[0], S::bytes);
         return;
     }
-    Big acc[32], v[32];
+    Big acc[S::length], v[S::length];
     for (int j = 0; j < k; ++j) {
         if (!decode<S>(in[j], v)) {
             std::memset(out, 0, S::bytes);
-            out[0] = 0xff;
+            out[0] = S::nan_scale;
             return;
         }
-        for (int i = 0; i < 32; ++i) {
+        for (int i = 0; i < S::length; ++i) {
             if (j == 0) acc[i] = v[i];
             else if (op == Op::Sum || op == Op::Avg) acc[i] = add(acc[i], v[i]);
             else if (op == Op::Max ? cmp(v[i], acc[i]) > 0 : cmp(v[i], acc[i]) < 0) acc[i] = v[i];

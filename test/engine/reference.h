@@ -707,15 +707,16 @@ using MxSpecE3M2 = mxref::Spec<6, 3, 2, 4, 0, false, OPF_KT_MXFP6_E3M2>;
 using MxSpecE2M3 = mxref::Spec<6, 2, 3, 2, 0, false, OPF_KT_MXFP6_E2M3>;
 using MxSpecE2M1 = mxref::Spec<4, 2, 1, 2, 0, false, OPF_KT_MXFP4_E2M1>;
 using MxSpecInt8 = mxref::Spec<8, 0, 6, 0, 0, true, OPF_KT_MXINT8>;
+using MxSpecNvfp4 = mxref::Spec<4, 2, 1, 2, 0, false, OPF_KT_NVFP4, 16, true>;   // E2M1 x 16, an E4M3 scale
 
 template <class S> bool same(const MxE<S>& a, const MxE<S>& b)
 {
-    return std::memcmp(a.bytes, b.bytes, S::bytes) == 0 || (a.bytes[0] == 0xff && b.bytes[0] == 0xff);
+    return std::memcmp(a.bytes, b.bytes, S::bytes) == 0 || (S::scale_is_nan(a.bytes[0]) && S::scale_is_nan(b.bytes[0]));
 }
 template <class S> std::string show(const MxE<S>& v)
 {
     std::string s = "scale 0x" + hex_bits(v.bytes[0], 2) + " [";
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < S::length; ++i) {
         char buf[48];
         const unsigned c = mxref::read_code<S>(v.bytes, i);
         if (S::nonfinite(c))
@@ -742,7 +743,7 @@ template <class S> unsigned mx_max_code(bool neg)
 template <class S> void mx_fill(Rng& r, MxE<S>& v, uint8_t scale, int kind)
 {
     v.bytes[0] = scale;
-    for (int i = 0; i < 32; ++i) {
+    for (int i = 0; i < S::length; ++i) {
         unsigned c;
         switch (kind) {
         case 1: c = 0; break;                                                    // all zero
@@ -755,30 +756,33 @@ template <class S> void mx_fill(Rng& r, MxE<S>& v, uint8_t scale, int kind)
 }
 template <class S> void gen_operands(Rng& r, MxE<S>& a, MxE<S>& b)
 {
+    // scale codes: E8M0 (2^(s-127), 0 .. 254) or E4M3 (0 .. 0x7e, 0x38 = 1)
+    const int one = S::e4m3_scale ? 0x38 : 127, top = S::e4m3_scale ? 0x7e : 254;
     auto scale_near = [&](int centre, int spread) {
-        return uint8_t(std::clamp(centre + int(r.below(uint64_t(2 * spread + 1))) - spread, 0, 254));
+        return uint8_t(std::clamp(centre + int(r.below(uint64_t(2 * spread + 1))) - spread, 0, top));
     };
     const uint64_t k = r.below(16);
-    uint8_t sa = scale_near(127, 3), sb = sa;
-    if (k == 0) { sa = 0; sb = uint8_t(r.below(3)); }                     // smallest scales
-    else if (k == 1) { sa = 254; sb = uint8_t(254 - r.below(3)); }        // largest scales: sums past 2^127 * max
-    else if (k == 2) { sb = scale_near(127, 100); }                       // far apart: the small one a sticky bit
+    uint8_t sa = scale_near(one, 3), sb = sa;
+    if (k == 0) { sa = 0; sb = uint8_t(r.below(3)); }                     // smallest scales (E4M3: subnormal)
+    else if (k == 1) { sa = uint8_t(top); sb = uint8_t(top - r.below(3)); } // largest scales: sums past the top
+    else if (k == 2) { sb = scale_near(one, S::e4m3_scale ? 60 : 100); }  // far apart: the small one a sticky bit
     else if (k == 3) { sb = uint8_t(sa - 1 - r.below(5)); }               // near: ties at the final rounding
     mx_fill(r, a, sa, k == 4 ? 1 : k == 5 ? 2 : k == 6 ? 3 : 0);
     mx_fill(r, b, sb, k == 7 ? 1 : k == 6 ? 3 : k == 8 ? 2 : 0);
     if (k == 9) b = a;                                                    // x op x: exact doubling, ties
     if (k == 10) {                                                        // a negated: SUM cancels to zero
         b = a;
-        for (int i = 0; i < 32; ++i) {
+        for (int i = 0; i < S::length; ++i) {
             const unsigned c = mxref::read_code<S>(a.bytes, i);
             mxref::write_code<S>(b.bytes, i, S::is_int ? (c == 0x80 ? 0x7f : (256 - c) & 0xff) : c ^ (1u << (S::bits - 1)));
         }
     }
-    if (r.one_in(24)) (r.coin() ? a : b).bytes[0] = 0xff;                // the NaN scale
+    if (S::e4m3_scale && r.one_in(16)) (r.coin() ? a : b).bytes[0] |= 0x80;  // an E4M3 scale's sign: negated values
+    if (r.one_in(24)) (r.coin() ? a : b).bytes[0] = r.coin() ? 0xff : S::nan_scale;   // the NaN scale (E4M3: either sign)
     if (r.one_in(24)) {                                                   // a non-finite element, where the format has one
         MxE<S>& v = r.coin() ? a : b;
         const unsigned c = mx_random_code<S>(r, false);
-        if (S::nonfinite(c)) mxref::write_code<S>(v.bytes, int(r.below(32)), c);
+        if (S::nonfinite(c)) mxref::write_code<S>(v.bytes, int(r.below(S::length)), c);
     }
 }
 template <class S> S mxref_spec(const MxE<S>&) { return S{}; }
@@ -1073,7 +1077,8 @@ using KernelTypes = TypeList<
     KernelType<OPF_KT_MXFP8_E4M3, MxE<MxSpecE4M3>>, KernelType<OPF_KT_MXFP8_E5M2, MxE<MxSpecE5M2>>,
     KernelType<OPF_KT_MXFP6_E3M2, MxE<MxSpecE3M2>>, KernelType<OPF_KT_MXFP6_E2M3, MxE<MxSpecE2M3>>,
     KernelType<OPF_KT_MXFP4_E2M1, MxE<MxSpecE2M1>>, KernelType<OPF_KT_MXINT8, MxE<MxSpecInt8>>,
-    KernelType<OPF_KT_FLOAT8_E4M3FNUZ, F8E4M3FNUZ>, KernelType<OPF_KT_FLOAT8_E5M2FNUZ, F8E5M2FNUZ>>;
+    KernelType<OPF_KT_FLOAT8_E4M3FNUZ, F8E4M3FNUZ>, KernelType<OPF_KT_FLOAT8_E5M2FNUZ, F8E5M2FNUZ>,
+    KernelType<OPF_KT_NVFP4, MxE<MxSpecNvfp4>>>;
 
 // Calls f.operator()<E>() for the storage type E of kernel type kt.
 template <class F> bool with_kernel_type(int kt, F&& f)
@@ -1169,6 +1174,7 @@ constexpr DatatypeSpec kDatatypes[] = {
     {OPF_TYPEID_MXINT8, OPF_KT_MXINT8, Group::Block},
     {OPF_TYPEID_FLOAT8_E4M3FNUZ, OPF_KT_FLOAT8_E4M3FNUZ, Group::Floating},
     {OPF_TYPEID_FLOAT8_E5M2FNUZ, OPF_KT_FLOAT8_E5M2FNUZ, Group::Floating},
+    {OPF_TYPEID_NVFP4, OPF_KT_NVFP4, Group::Block},
 };
 
 const DatatypeSpec* find_datatype_spec(int id)
