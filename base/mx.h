@@ -154,7 +154,7 @@ template <class F> OPF_HD inline bool mx_nonfinite(unsigned c)
 }
 // A finite element code's value in steps of 2^qmin (signed, exact: at most
 // 2^32 for E5M2's 57344 * 2^16).
-template <class F> OPF_HD inline int64_t mx_steps(unsigned c)
+template <class F> OPF_HD constexpr int64_t mx_steps(unsigned c)
 {
     if constexpr (F::is_int) {
         return int64_t(int8_t(uint8_t(c)));
@@ -474,6 +474,7 @@ template <class F> struct ScaledExact {
 template <class F> OPF_HD inline void ue4m3_take(ScaledExact<F> &acc, const uint8_t *x, MxOp op, bool first)
 {
     const unsigned scale = x[0];
+    if (first) acc.nan = false;
     bool nan = block_nan_scale<F>(scale);
     const int64_t unit = nan ? 0 : mx_steps<E4M3Element>(scale);
     for (int i = 0; i < F::length; ++i) {
@@ -484,23 +485,33 @@ template <class F> OPF_HD inline void ue4m3_take(ScaledExact<F> &acc, const uint
         else if (op == MxOp::Sum) acc.v[i] += v;
         else if (op == MxOp::Max ? v > acc.v[i] : v < acc.v[i]) acc.v[i] = v;
     }
-    acc.nan = (!first && acc.nan) || nan;
+    acc.nan = acc.nan || nan;
 }
 
 // The non-negative code of format G nearest num / den (num >= 0, den > 0),
 // a tie to the even code, saturated at G's largest finite: a bisection of
-// G's magnitudes, which grow with their codes, compared exactly.
+// G's magnitudes, which grow with their codes, compared exactly; without
+// branches (the codes of ordinary data are unpredictable).
 template <class G> OPF_HD inline unsigned nearest_code(int64_t num, int64_t den)
 {
-    unsigned lo = 0, hi = G::max_code;
-    if (mx_steps<G>(hi) * den <= num) return hi;
-    while (hi - lo > 1) {   // steps(lo) * den <= num < steps(hi) * den
-        const unsigned mid = (lo + hi) / 2;
-        if (mx_steps<G>(mid) * den <= num) lo = mid;
-        else hi = mid;
+    if constexpr (G::max_code < 16) {   // a few codes (E2M1): count the midpoints num / den passes
+        const int64_t twice = 2 * num;
+        unsigned code = 0;
+        for (unsigned c = 0; c < G::max_code; ++c) {
+            const int64_t midpoint = (mx_steps<G>(c) + mx_steps<G>(c + 1)) * den;
+            code += twice > midpoint || (twice == midpoint && (c & 1));   // a tie: up to the even c + 1
+        }
+        return code;
     }
+    unsigned lo = 0;   // the largest code with steps(lo) * den <= num
+    for (unsigned step = 1u << mx_top_bit(G::max_code); step; step >>= 1) {
+        const unsigned t = lo + step;
+        lo = t <= G::max_code && mx_steps<G>(t) * den <= num ? t : lo;
+    }
+    const unsigned hi = lo + 1;
     const int64_t twice = 2 * num, midpoint = (mx_steps<G>(lo) + mx_steps<G>(hi)) * den;
-    return twice > midpoint || (twice == midpoint && (hi & 1) == 0) ? hi : lo;
+    const bool up = lo < G::max_code && (twice > midpoint || (twice == midpoint && (hi & 1) == 0));
+    return up ? hi : lo;
 }
 
 template <class F> OPF_HD inline void ue4m3_quantize(const ScaledExact<F> &acc, int k, uint8_t *out)

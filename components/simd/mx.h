@@ -19,6 +19,9 @@
 
 #include "base/mx.h"
 #include "base/semantics.h"
+#if defined(__x86_64__)
+#include "components/simd/nvfp4.h"
+#endif
 
 namespace opf::simd::mx {
 
@@ -199,16 +202,30 @@ template <class F, class Isa> struct Kernels {
 // with a fast path; nothing else (REPLACE and NO_OP: the base's copies).
 // A block's 32 lanes fill whole registers: registers of more than 32 int32
 // lanes (SVE 2048, RVV from VLEN 2048) get no MX kernels.
+// NVFP4 (nvfp4.h): on x86, AVX2 and AVX-512 registers.
+template <class F, class Isa> constexpr bool has_nvfp4 = [] {
+#if defined(__x86_64__)
+    if constexpr (nvfp4::serves<F>) return Isa::bytes == 32 || Isa::bytes == 64;
+#endif
+    return false;
+}();
 template <class Op, class F, class Isa> constexpr SlotFns slot_of()
 {
-    using K = Kernels<F, Isa>;
     constexpr bool sum = std::is_same_v<Op, base::OpSum>, avg = std::is_same_v<Op, base::OpAvg>;
     constexpr bool max = std::is_same_v<Op, base::OpMax>, min = std::is_same_v<Op, base::OpMin>;
     constexpr bool fits = Isa::bytes / 4 <= 32 && 32 % (Isa::bytes / 4) == 0;
-    if constexpr (!has_fast<F> || !(sum || avg || max || min) || !fits) {
+    constexpr MxOp o = max ? MxOp::Max : min ? MxOp::Min : MxOp::Sum;
+    if constexpr (!(sum || avg || max || min)) {
+        return {};
+    } else if constexpr (has_nvfp4<F, Isa>) {
+#if defined(__x86_64__)
+        using K = nvfp4::Kernels<F, Isa>;
+        return {&K::template two<o, avg>, &K::template three<o, avg>, &K::template nary<o, avg>, nullptr, nullptr};
+#endif
+    } else if constexpr (!has_fast<F> || !fits) {
         return {};
     } else {
-        constexpr MxOp o = max ? MxOp::Max : min ? MxOp::Min : MxOp::Sum;
+        using K = Kernels<F, Isa>;
         return {&K::template two<o, avg>, &K::template three<o, avg>, &K::template nary<o, avg>, nullptr, nullptr};
     }
 }

@@ -24,7 +24,7 @@ namespace opf::simd {
 struct Avx2 {
     static constexpr const char *name = "avx2";
     static constexpr const char *description =
-        "AVX2 kernels: integers, float, double, float16 (F16C), bfloat16, fp8, complex, MAXLOC/MINLOC";
+        "AVX2 kernels: integers, float, double, float16 (F16C), bfloat16, fp8, complex, MAXLOC/MINLOC, MX and NVFP4 blocks";
     static constexpr unsigned required = OPF_X86_AVX2 | OPF_X86_FMA | OPF_X86_F16C;
     static constexpr const char *required_text = "AVX2, FMA and F16C";
     static constexpr const char *priority_param = "op_avx2_priority";

@@ -35,7 +35,7 @@ struct Avx512 {
     static constexpr const char *name = "avx512";
     static constexpr const char *description =
         "AVX-512 kernels: integers, float, double, float16 (AVX512-FP16 where present), bfloat16, fp8, complex, "
-        "MAXLOC/MINLOC";
+        "MAXLOC/MINLOC, MX and NVFP4 blocks";
     static constexpr unsigned required = OPF_X86_AVX512F | OPF_X86_AVX512BW | OPF_X86_AVX512VL | OPF_X86_AVX512DQ;
     static constexpr const char *required_text = "AVX-512 F, BW, VL and DQ";
     static constexpr const char *priority_param = "op_avx512_priority";
