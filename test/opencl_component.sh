@@ -86,6 +86,12 @@ loaded=$(OPF_MCA_op_opencl_host_min_count=1 OPF_MCA_op_opencl_cache_dir=$cache O
     grep -c 'program for .* loaded from')
 check "program cache: programs loaded from it ($loaded)" test "$loaded" -gt 0
 
+# 5b. The kernel types it generates nothing for are said, with the reason
+# (a block format, NVFP4 the newest; an 8-bit float; a 16-byte type).
+said=$(OPF_MCA_op_base_verbose=1 "$info" 2>&1 | grep 'kernel types without OpenCL kernels')
+check "types without OpenCL kernels said, with reasons" sh -c 'echo "$1" | grep -q "NVFP4.*block formats" &&
+    echo "$1" | grep -q "FLOAT8_E4M3 .*8-bit floats" && echo "$1" | grep -q "LONG_DOUBLE .*no type that wide"' - "$said"
+
 # 6. The benchmark runs (a smoke run: never a verdict on speed).
 if [ -x "$top/test/opencl_bench" ]; then
     out=$("$top/test/opencl_bench" --quick --sizes 4,64K 2>&1)

@@ -62,6 +62,19 @@ template <class S> constexpr unsigned scalar_needs()
     else return sizeof(S) == 8 ? kNeedInt64 : 0u;
 }
 
+// Why a kernel type without an OpenCL C form gets no kernels: decided per
+// nature (type_description.h), so that a type of a nature decided nowhere
+// here fails the build, and each reason is said at init.
+template <class T> constexpr const char *not_generated_reason()
+{
+    constexpr ob::Nature n = ob::nature_of<T>();
+    if constexpr (n == ob::Nature::Narrow) return "8-bit floats: no OpenCL C source for them yet";
+    else if constexpr (n == ob::Nature::Block) return "block formats: no OpenCL C source for them yet";
+    else if constexpr (n == ob::Nature::Integer || n == ob::Nature::Real || n == ob::Nature::Complex || n == ob::Nature::Pair)
+        return "OpenCL C has no type that wide: 128-bit integers, long double, binary128";
+    else static_assert(ob::no_rule_for<T>, "cl_source: a kernel type of a nature the OpenCL generator has not decided on");
+}
+
 template <class T> TypeInfo describe()
 {
     TypeInfo t;
@@ -101,6 +114,7 @@ template <class T> TypeInfo describe()
             t.needs = scalar_needs<V>() | scalar_needs<I>();
         }
     }
+    if (t.cat == Cat::None) t.not_generated = not_generated_reason<T>();
     return t;
 }
 

@@ -36,6 +36,7 @@ struct TypeInfo {
     opf::base::DataLayout layout{};   // the bytes of an element that are data
     bool dense = true;        // no padding in an element: byte copies may cover it whole
     unsigned needs = 0;
+    const char *not_generated = nullptr;   // cat None: why the type has no OpenCL kernels (said at init)
     // Bytes n elements cover, up to the last one's data (MPI's true extent).
     std::size_t true_bytes(std::size_t n) const { return n ? (n - 1) * std::size_t(extent) + std::size_t(true_end) : 0; }
 };

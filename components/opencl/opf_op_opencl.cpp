@@ -220,6 +220,23 @@ struct Found {
     std::string hwloc;   // hwloc's OS device name ("opencl0d1"), if hwloc saw it
 };
 
+// The kernel types the generator has no kernels for, by reason:
+// "REASON: TYPE TYPE ...; REASON: ...".
+std::string not_generated_text()
+{
+    std::vector<std::pair<std::string, std::string>> groups;   // reason, names
+    for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
+        const char *why = opfcl::type_info(kt).not_generated;
+        if (!why) continue;
+        auto g = std::find_if(groups.begin(), groups.end(), [&](const auto &x) { return x.first == why; });
+        if (g == groups.end()) g = groups.insert(groups.end(), {why, ""});
+        g->second += (g->second.empty() ? "" : " ") + std::string(opf_kernel_type_name(kt));
+    }
+    std::string text;
+    for (const auto &[why, names] : groups) text += (text.empty() ? "" : "; ") + names + " (" + why + ")";
+    return text.empty() ? "none" : text;
+}
+
 std::string lower(std::string s)
 {
     for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
@@ -489,6 +506,7 @@ int probe(const opf_hw_info_t *hw, char *reason, size_t reason_len)
     selected_text = selected_storage.c_str();
     log(1, "devices: %s", devices_text);
     log(1, "selected %s", selected_text);
+    log(1, "kernel types without OpenCL kernels (copies only): %s", not_generated_text().c_str());
     return 0;
 }
 
