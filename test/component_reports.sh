@@ -121,4 +121,12 @@ OMPI_COMM_WORLD_RANK=3 OMPI_COMM_WORLD_LOCAL_RANK=0 OPF_MCA_opp=1 run "$scratch/
 check "MPI job: the rank and host prefix" contains "$(err)" "opframe[$(hostname):rank 3]: warning: ignoring unknown parameter opp"
 OMPI_COMM_WORLD_RANK=4 OMPI_COMM_WORLD_LOCAL_RANK=1 OPF_MCA_opp=1 run "$scratch/tier"
 check "MPI job: a node's other ranks stay quiet" lacks "$(err)" "unknown parameter opp"
+# The README's count of the avx512 component's slots is the tool's (where
+# the CPU runs avx512: elsewhere the component is disqualified, nothing to count).
+readme=${srcdir:-.}/README.md
+run "$(built_components_path)" --kernels --parsable
+counted=$(echo "$out" | grep -c ':2buf:.*avx512')
+if [ "$counted" -gt 0 ]; then
+    check "README: the avx512 slot count is opframe_info's ($counted)" grep -q "| \`avx512\` | $counted host slots" "$readme"
+fi
 summary
