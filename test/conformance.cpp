@@ -1356,8 +1356,8 @@ void run_kernel_level(Harness& h)
             }
             if (!with_kernel_type(kt, [&]<class E>() { check_slot(h, op, kt, slot_data<E>(op)); })) {
                 h.kernel_total.record(false);
-                std::printf("FAIL slot %s/kernel type %d: the harness has no layout for the type (test/engine/reference.h)\n",
-                            op_label(op).c_str(), kt);
+                std::printf("FAIL slot %s/%s (kernel type %d): the harness has no layout for the type "
+                            "(test/engine/reference.h)\n", op_label(op).c_str(), or_unknown(opf_kernel_type_name(kt)), kt);
             }
         }
     }

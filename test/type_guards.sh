@@ -3,7 +3,8 @@
 # message naming what is missing (docs/design.md, "Adding a datatype"): the
 # probe (test/type_guards_probe.cpp: every kernel type's rounding and NaN
 # rule) and framework/datatype.cpp are compiled (-fsyntax-only) against a copy
-# of the headers with one line of FLOAT8_E4M3FNUZ or FLOAT8_E5M2FNUZ removed.
+# of the headers with one line of FLOAT8_E4M3FNUZ, FLOAT8_E5M2FNUZ or NVFP4
+# removed (or NVFP4's datatype row given a group whose ops it lacks).
 # The unmutated headers must compile, each mutation must fail with its message.
 check_name=type_guards
 . "$(dirname "$0")/check_lib.sh"
@@ -44,6 +45,9 @@ mutation nan-rule base/compare.h '/Float8E4M3Fnuz> || std::is_same_v<T, Float8E5
     "same_value: a narrow type of type_description.h has no NaN rule here" "$probe"
 mutation id include/opframe/kernel.h 's/OPF_KT_FLOAT8_E4M3FNUZ, OPF_KT_FLOAT8_E5M2FNUZ,/OPF_KT_FLOAT8_E4M3FNUZ,/' \
     "OPF_KT_FLOAT8_E5M2FNUZ" "$probe"
+# NVFP4, a block format: its row, its id
+mutation nvfp4-row base/type_description.h '/X(NVFP4/d' "OPF_KERNEL_TYPES: one row per OPF_KT_* id" "$probe"
+mutation nvfp4-id include/opframe/kernel.h '/^    OPF_KT_NVFP4,$/d' "OPF_KT_NVFP4" "$probe"
 # the datatype row's group promising an op its functors lack (BAND on a float)
 dir=$scratch/group
 mkdir -p "$dir/framework"
@@ -53,4 +57,12 @@ out=$(compile "$dir" "$dir/framework/datatype.cpp")
 rc=$?
 check "group: the build fails (rc $rc)" test $rc -ne 0
 check "group: the message names PromisedOps<row>" sh -c 'printf "%s\n" "$1" | grep -q "PromisedOps<[0-9]*>"' - "$out"
+# NVFP4's datatype row in the floating group: PROD promised, which a block's functors lack
+dir=$scratch/nvfp4-group
+mkdir -p "$dir/framework"
+sed 's/"NVFP4", OPF_KT_NVFP4, G::Block/"NVFP4", OPF_KT_NVFP4, G::Floating/' "$datatype" > "$dir/framework/datatype.cpp"
+out=$(compile "$dir" "$dir/framework/datatype.cpp")
+rc=$?
+check "nvfp4-group: the build fails (rc $rc)" test $rc -ne 0
+check "nvfp4-group: the message names PromisedOps<row>" sh -c 'printf "%s\n" "$1" | grep -q "PromisedOps<[0-9]*>"' - "$out"
 summary type_guards
