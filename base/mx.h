@@ -169,7 +169,7 @@ template <class F> OPF_HD constexpr int64_t mx_steps(unsigned c)
 // The index of the highest set bit of a != 0.
 OPF_HD inline int mx_top_bit(uint64_t a)
 {
-#if defined(__CUDA_ARCH__) && defined(__NVCC__)   // (the cuda stand-in compiles device branches with the host compiler)
+#if defined(OPF_DEVICE_PASS)   // (device_pass.h: the GPU's count of leading zeros)
     return 63 - __clzll((long long)a);
 #else
     return 63 - __builtin_clzll(a);

@@ -12,26 +12,14 @@
 #include <limits>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define OPF_HD __host__ __device__
-#else
-#define OPF_HD
-#endif
+#include "base/device_pass.h"
 
-// nvcc's device pass converts with storage_hw.h (the same bits): float16 both
-// ways and FLOAT8_E5M2 to float with the GPU's instructions, float to
-// bfloat16 with theirs from sm_80 on, FLOAT8_E4M3 to float and float to fp8
-// from sm_89 on. Not the cuda component's CPU stand-in,
-// which compiles the device branches with the host compiler.
-#if defined(__CUDA_ARCH__) && defined(__NVCC__)
+// A device pass with conversion instructions (device_pass.h) converts with
+// storage_hw.h (the same bits): float16 both ways and FLOAT8_E5M2 to float,
+// float to bfloat16 from sm_80 on, FLOAT8_E4M3 to float and float to fp8
+// from sm_89 on.
+#if defined(OPF_STORAGE_HW)
 #include "base/storage_hw.h"
-#define OPF_STORAGE_HW 1            // float16 both ways (FLOAT8_E5M2 is a float16's top byte)
-#if __CUDA_ARCH__ >= 800
-#define OPF_STORAGE_HW_BF16_CVT 1   // float to bfloat16: the instruction exists from sm_80 on
-#endif
-#if __CUDA_ARCH__ >= 890
-#define OPF_STORAGE_HW_FP8_CVT 1    // fp8 <-> float16 / float: the instructions exist from sm_89 on
-#endif
 #endif
 
 namespace opf::base {
