@@ -146,6 +146,17 @@ void check_format(int kt, opf_datatype_t type, const char* type_name)
         left[i] = E{uint8_t(i >> 8)};
         right[i] = E{uint8_t(i)};
     }
+    // The same pairs in order of their larger magnitude: registers of
+    // pairs alike in size, so that a kernel which screens a register (takes
+    // a faster form where no code in it passes some magnitude) gets every
+    // pair below its threshold in a register of its fast form; in the order
+    // above, a register of 64 codes holds codes of every binade.
+    std::vector<size_t> by_size(N);
+    for (size_t i = 0; i < N; ++i) by_size[i] = i;
+    const auto larger = [&](size_t i) { return std::max(left[i].bits & 0x7f, right[i].bits & 0x7f); };
+    std::stable_sort(by_size.begin(), by_size.end(), [&](size_t x, size_t y) { return larger(x) < larger(y); });
+    std::vector<E> left_s(N), right_s(N);
+    for (size_t i = 0; i < N; ++i) left_s[i] = left[by_size[i]], right_s[i] = right[by_size[i]];
     int slots = 0;
     for (int op_id = 1; op_id < OPF_OPID_COUNT; ++op_id) {
         const std::string op = or_null(opf_op_name(OPF_OP_HANDLE_(op_id)));
@@ -160,8 +171,9 @@ void check_format(int kt, opf_datatype_t type, const char* type_name)
         if (!exists || !ref)
             continue;
         ++slots;
-        std::vector<E> want(N);
+        std::vector<E> want(N), want_s(N);
         ref(left.data(), right.data(), want.data(), N);
+        for (size_t i = 0; i < N; ++i) want_s[i] = want[by_size[i]];
         if (op_id == OPF_OPID_AVG) {   // the mean of two finite values lies between them: never NaN, never inf
             long outside = 0;
             for (size_t i = 0; i < N; ++i) {
@@ -199,6 +211,15 @@ void check_format(int kt, opf_datatype_t type, const char* type_name)
                 at = first_wrong(want, shifted.data() + 1, 1, N - 1);
                 expect(rc == OPF_SUCCESS && at < 0, where + " 3-buffer, one element on");
                 report("3-buffer, one element on", at, shifted.data() + 1, 1);
+                // in order of size (reported with the index in that order)
+                std::vector<E> sized(N, E{0xee});
+                rc = p.three(left_s.data(), right_s.data(), sized.data(), N);
+                at = first_wrong(want_s, sized.data(), 0, N);
+                expect(rc == OPF_SUCCESS && at < 0, where + " 3-buffer, pairs in order of size");
+                if (at >= 0)
+                    std::printf("  %s 3-buffer, pairs in order of size: left %s right %s expected %s got %s\n",
+                                where.c_str(), show(left_s[size_t(at)]).c_str(), show(right_s[size_t(at)]).c_str(),
+                                show(want_s[size_t(at)]).c_str(), show(sized[size_t(at)]).c_str());
             }
             if (verbose)
                 std::printf("%s: 65536 pairs checked\n", where.c_str());

@@ -158,6 +158,12 @@ template <bool IsMax> struct Avx2Family<base::OpLoc<IsMax>, base::Pair<int, int>
 struct Avx2 {
     static constexpr std::size_t bytes = 32;
     template <class Op, class T> using Family = Avx2Family<Op, T>;
+    // Whether any byte of a register of 0 / 0xff lanes is set (vpmovmskb; simd.h, screens).
+    template <class V> [[gnu::always_inline]] static bool any_byte(V v)
+    {
+        static_assert(sizeof(V) == 32);
+        return _mm256_movemask_epi8(as<__m256i>(v)) != 0;
+    }
     // Tails: vpmaskmovd, whole dwords (what is left below a dword: the base's scalar functor).
     static constexpr std::size_t granule = 4;
     // vpmaskmovd stores are microcoded on AMD Zen: heads and tails of plain

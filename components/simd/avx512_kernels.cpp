@@ -269,6 +269,12 @@ template <bool IsMax> struct Avx512Family<base::OpLoc<IsMax>, base::Pair<int, in
 struct Avx512 {
     static constexpr std::size_t bytes = 64;
     template <class Op, class T> using Family = Avx512Family<Op, T>;
+    // Whether any byte of a register of 0 / 0xff lanes is set (vptestmq, kortest; simd.h, screens).
+    template <class V> [[gnu::always_inline]] static bool any_byte(V v)
+    {
+        if constexpr (sizeof(V) == 64) return _mm512_test_epi64_mask(as<__m512i>(v), as<__m512i>(v)) != 0;
+        else return !_mm256_testz_si256(as<__m256i>(v), as<__m256i>(v));
+    }
     // Tails: one register under a byte mask, whatever the element size.
     static constexpr std::size_t granule = 1;
     static __mmask64 byte_mask(std::size_t nbytes) { return nbytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << nbytes) - 1; }
