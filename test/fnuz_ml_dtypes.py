@@ -21,19 +21,11 @@ Exit 77 (skip) without ml_dtypes or numpy, or without the library.
 import ctypes
 import sys
 
-from opf_ctypes import load
+from opf_ctypes import handle_by_name, load
 
 np, ml_dtypes, opf = load("fnuz_ml_dtypes")
 
 TYPES = [("FLOAT8_E4M3FNUZ", ml_dtypes.float8_e4m3fnuz), ("FLOAT8_E5M2FNUZ", ml_dtypes.float8_e5m2fnuz)]
-
-
-def handle_by_name(describe, name):
-    for i in range(1, 200):
-        n = describe(ctypes.c_void_p(i))
-        if n is not None and n.decode() == name:
-            return i
-    raise SystemExit("fnuz_ml_dtypes: no handle named " + name)
 
 
 def expected(op, a, b, dt):
@@ -62,9 +54,9 @@ def main():
     n = a.size
     checks = failures = 0
     for name, dt in TYPES:
-        tid = handle_by_name(opf.opf_type_name, name)
+        tid = handle_by_name(opf.opf_type_name, name, "fnuz_ml_dtypes")
         for op in ("SUM", "PROD", "MAX", "MIN", "AVG", "REPLACE"):
-            oid = handle_by_name(opf.opf_op_name, op)
+            oid = handle_by_name(opf.opf_op_name, op, "fnuz_ml_dtypes")
             want = expected(op, a, b, dt)
             out = np.zeros(n, dtype=np.uint8)
             rc3 = opf.opf_reduce_local3(a.ctypes.data_as(ctypes.c_void_p), b.ctypes.data_as(ctypes.c_void_p),

@@ -39,7 +39,7 @@ import os
 import random
 import sys
 
-from opf_ctypes import load
+from opf_ctypes import handle_by_name, load
 
 np, ml_dtypes, opf = load("mx_ml_dtypes")
 
@@ -53,14 +53,6 @@ FORMATS = [  # name, type id offset, element bits, ml_dtypes type or None (int8)
     ("MXFP4_E2M1", 4, 4, getattr(ml_dtypes, "float4_e2m1fn", None), 2),
     ("MXINT8", 5, 8, "int8", 0),
 ]
-
-
-def type_id(name):
-    for i in range(1, 200):
-        n = opf.opf_type_name(ctypes.c_void_p(i))
-        if n is not None and n.decode() == name:
-            return i
-    raise SystemExit("no datatype " + name)
 
 
 def element_value(code, bits, dt):
@@ -112,7 +104,7 @@ def main():
         if dt is None:
             print("mx_ml_dtypes: %s: ml_dtypes lacks its element type, not checked" % name)
             continue
-        tid = type_id(name)
+        tid = handle_by_name(opf.opf_type_name, name, "mx_ml_dtypes")
         ncodes = 1 << bits
         finite = [c for c in range(ncodes) if dt == "int8" or np.isfinite(element_value(c, bits, dt))]
         largest = max(element_value(c, bits, dt) for c in finite)  # MXINT8: 127/64, not 2

@@ -35,20 +35,12 @@ import random
 import sys
 from fractions import Fraction
 
-from opf_ctypes import load
+from opf_ctypes import handle_by_name, load
 
 np, ml_dtypes, opf = load("nvfp4_ml_dtypes")
 
 BLOCK = 9
 NAN_BLOCK = bytes([0x7F]) + bytes(8)
-
-
-def handle_by_name(describe, name):
-    for i in range(1, 200):
-        n = describe(ctypes.c_void_p(i))
-        if n is not None and n.decode() == name:
-            return i
-    raise SystemExit("nvfp4_ml_dtypes: no handle named " + name)
 
 
 E2M1 = [Fraction(float(v)) for v in np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float64)]
@@ -150,8 +142,8 @@ def operands(rng, k):
 
 def main():
     rng = random.Random(int(os.environ.get("NVFP4_SEED", "46")))
-    tid = handle_by_name(opf.opf_type_name, "NVFP4")
-    ops = {name: handle_by_name(opf.opf_op_name, name) for name in ("SUM", "AVG", "MAX", "MIN")}
+    tid = handle_by_name(opf.opf_type_name, "NVFP4", "nvfp4_ml_dtypes")
+    ops = {name: handle_by_name(opf.opf_op_name, name, "nvfp4_ml_dtypes") for name in ("SUM", "AVG", "MAX", "MIN")}
     vp, i64 = ctypes.c_void_p, ctypes.c_int64
     failures = checks = 0
 

@@ -1,5 +1,5 @@
 """opf_ctypes.py - what the ml_dtypes checks (mx_ml_dtypes.py,
-fnuz_ml_dtypes.py) share: numpy and ml_dtypes, and libopframe through
+fnuz_ml_dtypes.py, nvfp4_ml_dtypes.py) share: numpy and ml_dtypes, and libopframe through
 ctypes ($OPF_LIB, else the build's .libs), or exit 77 (skip) saying which
 is missing."""
 import ctypes
@@ -25,3 +25,13 @@ def load(check):
     opf.opf_type_name.restype = ctypes.c_char_p
     opf.opf_op_name.restype = ctypes.c_char_p
     return numpy, ml_dtypes, opf
+
+
+def handle_by_name(describe, name, check):
+    """The handle (a predefined id) whose name describe() gives as `name`:
+    describe is opf_type_name or opf_op_name."""
+    for i in range(1, 200):
+        n = describe(ctypes.c_void_p(i))
+        if n is not None and n.decode() == name:
+            return i
+    raise SystemExit("%s: no handle named %s" % (check, name))

@@ -19,6 +19,7 @@
 
 #include "base/mx.h"
 #include "base/semantics.h"
+#include "components/simd/block_calls.h"
 #if defined(__x86_64__)
 #include "components/simd/nvfp4.h"
 #endif
@@ -35,7 +36,7 @@ template <class F> constexpr bool has_fast = F::scale == base::BlockScale::E8M0 
 static_assert(steps_bits<base::MxE4M3> == 18 && steps_bits<base::MxE3M2> == 9 && steps_bits<base::MxE2M3> == 6 &&
               steps_bits<base::MxE2M1> == 4);
 
-template <class F, class Isa> struct Kernels {
+template <class F, class Isa> struct Kernels : BlockCalls<Kernels<F, Isa>, sizeof(MxBlock<F>)> {
     static_assert(F::scale == base::BlockScale::E8M0 && F::length == 32, "simd::mx: the E8M0 rule's 32-element blocks");
     static constexpr int W = int(Isa::bytes / 4);   // int32 lanes per register
     static constexpr int R = 32 / W;                // registers per block
@@ -171,30 +172,11 @@ template <class F, class Isa> struct Kernels {
         return true;
     }
 
-    template <MxOp O, bool Mean> static void nary(const void *const in[], int k, void *out, opf_count_t n, const void *)
+    // One result block: the lanes where they are exact, the rule's own code elsewhere (BlockCalls: the calls).
+    template <int K>
+    [[gnu::always_inline]] static void block(const uint8_t *const in[], int k, uint8_t *out, MxOp op, bool mean)
     {
-        if (k == 1) {   // one input: a copy (base::mx_reduce)
-            if (in[0] != out) std::memmove(out, in[0], std::size_t(n) * B);
-            return;
-        }
-        const uint8_t *p[OPF_REDUCE_N_MAX];
-        for (std::size_t b = 0; b < std::size_t(n); ++b) {
-            for (int j = 0; j < k; ++j) p[j] = static_cast<const uint8_t *>(in[j]) + b * B;
-            uint8_t *o = static_cast<uint8_t *>(out) + b * B;
-            if (!fast_block(p, k, o, O, Mean)) [[unlikely]] base::mx_reduce<F>(p, k, o, O, Mean);
-        }
-    }
-    template <MxOp O, bool Mean> static void three(const void *a, const void *b, void *out, opf_count_t n)
-    {
-        for (std::size_t i = 0; i < std::size_t(n); ++i) {
-            const uint8_t *p[2] = {static_cast<const uint8_t *>(a) + i * B, static_cast<const uint8_t *>(b) + i * B};
-            uint8_t *o = static_cast<uint8_t *>(out) + i * B;
-            if (!fast_block<2>(p, 2, o, O, Mean)) [[unlikely]] base::mx_reduce<F>(p, 2, o, O, Mean);
-        }
-    }
-    template <MxOp O, bool Mean> static void two(const void *a, void *inout, opf_count_t n)
-    {
-        three<O, Mean>(a, inout, inout, n);
+        if (!fast_block<K>(in, k, out, op, mean)) [[unlikely]] base::mx_reduce<F>(in, k, out, op, mean);
     }
 };
 

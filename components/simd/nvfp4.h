@@ -29,6 +29,7 @@
 
 #include "base/mx.h"
 #include "base/semantics.h"
+#include "components/simd/block_calls.h"
 
 namespace opf::simd::nvfp4 {
 
@@ -52,7 +53,7 @@ constexpr bool serves = F::scale == base::BlockScale::UE4M3 && F::bits == 4 && F
     return (unsigned(e - 2) << 3) + (m - 8);
 }
 
-template <class F, class Isa> struct Kernels {
+template <class F, class Isa> struct Kernels : BlockCalls<Kernels<F, Isa>, sizeof(MxBlock<F>)> {
     static_assert(serves<F>);
     static constexpr int W = int(Isa::bytes / 4);   // int32 lanes per register
     static constexpr int R = F::length / W;         // registers per block
@@ -92,7 +93,7 @@ template <class F, class Isa> struct Kernels {
         return (c & 8) != 0 ? -mag : mag;
     }
 
-    // One result block of k inputs (K: k known at compile time).
+    // One result block of k inputs (K: k known at compile time; BlockCalls makes the calls of it).
     template <int K = 0>
     [[gnu::always_inline]] static void block(const uint8_t *const in[], int k_, uint8_t *out, MxOp op, bool mean)
     {
@@ -153,30 +154,6 @@ template <class F, class Isa> struct Kernels {
         // byte j = code 2j | code 2j+1 << 4: the 16-bit lanes' low and high bytes joined
         const __m128i pairs = _mm_or_si128(_mm_and_si128(c, _mm_set1_epi16(0x0f)), _mm_srli_epi16(c, 4));
         _mm_storel_epi64(reinterpret_cast<__m128i *>(out + 1), _mm_packus_epi16(pairs, pairs));
-    }
-
-    template <MxOp O, bool Mean> static void nary(const void *const in[], int k, void *out, opf_count_t n, const void *)
-    {
-        if (k == 1) {   // one input: a copy (base::mx_reduce)
-            if (in[0] != out) std::memmove(out, in[0], std::size_t(n) * B);
-            return;
-        }
-        const uint8_t *p[OPF_REDUCE_N_MAX];
-        for (std::size_t b = 0; b < std::size_t(n); ++b) {
-            for (int j = 0; j < k; ++j) p[j] = static_cast<const uint8_t *>(in[j]) + b * B;
-            block(p, k, static_cast<uint8_t *>(out) + b * B, O, Mean);
-        }
-    }
-    template <MxOp O, bool Mean> static void three(const void *a, const void *b, void *out, opf_count_t n)
-    {
-        for (std::size_t i = 0; i < std::size_t(n); ++i) {
-            const uint8_t *p[2] = {static_cast<const uint8_t *>(a) + i * B, static_cast<const uint8_t *>(b) + i * B};
-            block<2>(p, 2, static_cast<uint8_t *>(out) + i * B, O, Mean);
-        }
-    }
-    template <MxOp O, bool Mean> static void two(const void *a, void *inout, opf_count_t n)
-    {
-        three<O, Mean>(a, inout, inout, n);
     }
 };
 
