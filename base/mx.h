@@ -159,10 +159,13 @@ template <class F> OPF_HD constexpr int64_t mx_steps(unsigned c)
     if constexpr (F::is_int) {
         return int64_t(int8_t(uint8_t(c)));
     } else {
+        // without branches (ordinary codes are unpredictable): a subnormal
+        // (e = 0) is m, a normal (2^M | m) << (e - 1); negated by the sign bit
         const unsigned mag = c & (F::sign_bit - 1);
-        const unsigned e = mag >> F::mbits, m = mag & ((1u << F::mbits) - 1);
-        const int64_t s = e == 0 ? int64_t(m) : int64_t((1u << F::mbits) | m) << (e - 1);
-        return (c & F::sign_bit) ? -s : s;
+        const unsigned e = mag >> F::mbits, m = mag & ((1u << F::mbits) - 1), normal = e != 0;
+        const int64_t s = int64_t((normal << F::mbits) | m) << (e - normal);
+        const int64_t neg = (c & F::sign_bit) != 0;
+        return (s ^ -neg) + neg;
     }
 }
 
@@ -340,9 +343,9 @@ template <class F> OPF_HD inline unsigned mx_code(int e, uint64_t q)
 // The element byte of a magnitude code and a sign (zero is +0; MXINT8 is two's complement).
 template <class F> OPF_HD inline uint8_t mx_signed(unsigned code, bool negative)
 {
-    if (code == 0) return 0;
-    if constexpr (F::is_int) return uint8_t(negative ? uint8_t(-int(code)) : code);
-    else return uint8_t(code | (negative ? F::sign_bit : 0u));
+    const bool minus = negative & (code != 0);   // (no branch: the signs of ordinary data are unpredictable)
+    if constexpr (F::is_int) return uint8_t(minus ? uint8_t(-int(code)) : code);
+    else return uint8_t(code | (minus ? F::sign_bit : 0u));
 }
 
 // Writes the quantized block of acc (the exact values, divided by k when
@@ -494,23 +497,14 @@ template <class F> OPF_HD inline void ue4m3_take(ScaledExact<F> &acc, const uint
 // branches (the codes of ordinary data are unpredictable).
 template <class G> OPF_HD inline unsigned nearest_code(int64_t num, int64_t den)
 {
-    if constexpr (G::max_code < 16) {   // a few codes (E2M1): count the midpoints num / den passes
-        const int64_t twice = 2 * num;
-        unsigned code = 0;
-        for (unsigned c = 0; c < G::max_code; ++c) {
-            const int64_t midpoint = (mx_steps<G>(c) + mx_steps<G>(c + 1)) * den;
-            code += twice > midpoint || (twice == midpoint && (c & 1));   // a tie: up to the even c + 1
-        }
-        return code;
-    }
     unsigned lo = 0;   // the largest code with steps(lo) * den <= num
     for (unsigned step = 1u << mx_top_bit(G::max_code); step; step >>= 1) {
         const unsigned t = lo + step;
-        lo = t <= G::max_code && mx_steps<G>(t) * den <= num ? t : lo;
+        lo = (t <= G::max_code) & (mx_steps<G>(t) * den <= num) ? t : lo;
     }
     const unsigned hi = lo + 1;
     const int64_t twice = 2 * num, midpoint = (mx_steps<G>(lo) + mx_steps<G>(hi)) * den;
-    const bool up = lo < G::max_code && (twice > midpoint || (twice == midpoint && (hi & 1) == 0));
+    const bool up = (lo < G::max_code) & ((twice > midpoint) | ((twice == midpoint) & ((hi & 1) == 0)));
     return up ? hi : lo;
 }
 
@@ -531,8 +525,20 @@ template <class F> OPF_HD inline void ue4m3_quantize(const ScaledExact<F> &acc, 
     unsigned scale = nearest_code<E4M3Element>(amax, int64_t(k) * mx_steps<F>(F::max_code));
     if (scale == 0 && amax > 0) scale = 1;
     out[0] = uint8_t(scale);
-    if (scale != 0) {
-        const int64_t den = int64_t(k) * mx_steps<E4M3Element>(scale);   // result / scale in element steps
+    const int64_t den = int64_t(k) * mx_steps<E4M3Element>(scale);   // result / scale in element steps
+    if constexpr (F::max_code < 16) {
+        // a few codes (E2M1): the midpoints between them, times 2 den, once a
+        // block; an element's code is the number it passes (a tie: up to an
+        // even code)
+        int64_t mid[F::max_code];
+        for (unsigned c = 0; c < F::max_code; ++c) mid[c] = (mx_steps<F>(c) + mx_steps<F>(c + 1)) * den;
+        for (int i = 0; i < F::length; ++i) {
+            const int64_t v = acc.v[i], twice = 2 * (v < 0 ? -v : v);
+            unsigned code = 0;
+            for (unsigned c = 0; c < F::max_code; ++c) code += (twice > mid[c]) | ((twice == mid[c]) & (c & 1));
+            codes[i] = scale ? mx_signed<F>(code, v < 0) : 0;
+        }
+    } else if (scale != 0) {
         for (int i = 0; i < F::length; ++i) {
             const int64_t v = acc.v[i];
             codes[i] = mx_signed<F>(nearest_code<F>(v < 0 ? -v : v, den), v < 0);
