@@ -483,10 +483,9 @@ template <class F> OPF_HD inline void ue4m3_take(ScaledExact<F> &acc, const uint
     for (int i = 0; i < F::length; ++i) {
         const unsigned c = mx_code<F>(x, i);
         nan = nan || mx_nonfinite<F>(c);
-        const int64_t v = mx_steps<F>(c) * unit;
-        if (first) acc.v[i] = v;
-        else if (op == MxOp::Sum) acc.v[i] += v;
-        else if (op == MxOp::Max ? v > acc.v[i] : v < acc.v[i]) acc.v[i] = v;
+        const int64_t v = mx_steps<F>(c) * unit, a = first ? 0 : acc.v[i];
+        const int64_t larger = v > a ? v : a, smaller = v < a ? v : a;   // (selects, not branches)
+        acc.v[i] = first ? v : op == MxOp::Sum ? a + v : op == MxOp::Max ? larger : smaller;
     }
     acc.nan = acc.nan || nan;
 }
