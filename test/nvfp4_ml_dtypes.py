@@ -22,7 +22,10 @@ is on it, so the float64 rounds to the same side and the cast rounds once.
 Checked: every scale code with every element code (256 blocks, SUM with a
 zero block); 3,000 random pairs for each of SUM, AVG, MAX and MIN in the
 3-buffer and the 2-buffer call; 1,500 random sets of k = 3..64 inputs for
-each op through opf_reduce_local_n, in both rounding modes. Operands are
+each op through opf_reduce_local_n, in both rounding modes; all of it
+again with the FPU rounding upward (fesetround: the rule is integer
+arithmetic, so a kernel that rounds through the FPU's mode is wrong there,
+as one did, 6,336 checks). Operands are
 adversarial: subnormal and largest scales, scales of either sign, blocks
 at the saturation edge, sums that cancel, ties of amax / 6 and of the
 elements, the NaN scale.
@@ -31,6 +34,7 @@ Exit 77 (skip) without ml_dtypes or numpy, or without the library.
 """
 import ctypes
 import os
+import platform
 import random
 import sys
 from fractions import Fraction
@@ -140,8 +144,29 @@ def operands(rng, k):
     return blocks
 
 
+# fesetround's FE_UPWARD where this test knows it
+FE_UPWARD = {"x86_64": 0x800, "aarch64": 0x400000}.get(platform.machine())
+
+
 def main():
+    libm = ctypes.CDLL("libm.so.6")
+    total_checks = total_failures = 0
+    for upward in (False, True):
+        if upward and FE_UPWARD is None:
+            print("nvfp4_ml_dtypes: rounding upward not checked (FE_UPWARD unknown on %s)" % platform.machine())
+            break
+        libm.fesetround(FE_UPWARD if upward else 0)
+        checks, failures = run(upward)
+        libm.fesetround(0)
+        total_checks += checks
+        total_failures += failures
+    print("nvfp4_ml_dtypes: %d checks, %d failed" % (total_checks, total_failures))
+    return 1 if total_failures else 0
+
+
+def run(upward):
     rng = random.Random(int(os.environ.get("NVFP4_SEED", "46")))
+    mode_name = " (FPU rounding upward)" if upward else ""
     tid = handle_by_name(opf.opf_type_name, "NVFP4", "nvfp4_ml_dtypes")
     ops = {name: handle_by_name(opf.opf_op_name, name, "nvfp4_ml_dtypes") for name in ("SUM", "AVG", "MAX", "MIN")}
     vp, i64 = ctypes.c_void_p, ctypes.c_int64
@@ -153,8 +178,8 @@ def main():
         if got != want:
             failures += 1
             if failures <= 10:
-                print("FAIL %s: inputs %s: got %s, ml_dtypes' rule %s" % (
-                    what, " ".join(b.hex() for b in inputs), got.hex(), want.hex()))
+                print("FAIL %s%s: inputs %s: got %s, ml_dtypes' rule %s" % (
+                    what, mode_name, " ".join(b.hex() for b in inputs), got.hex(), want.hex()))
 
     # 1. every scale code with every element code, SUM with a zero block
     all_codes = list(range(16))
@@ -173,7 +198,7 @@ def main():
         rc2 = opf.opf_reduce_local(a, inout, i64(n), vp(tid), vp(ops[op]))
         if rc or rc2:
             print("FAIL %s: opf_reduce_local3 %d, opf_reduce_local %d" % (op, rc, rc2))
-            return 1
+            return checks, failures + 1
         for i in range(n):
             compare(op + " 3-buffer", pairs[i], out.raw[i * BLOCK:(i + 1) * BLOCK], want[i])
             compare(op + " 2-buffer", pairs[i], inout.raw[i * BLOCK:(i + 1) * BLOCK], want[i])
@@ -188,11 +213,10 @@ def main():
                 rc = opf.opf_reduce_local_n_mode(arr, k, dst, i64(len(groups)), vp(tid), vp(ops[op]), mode)
                 if rc:
                     print("FAIL %s k=%d: opf_reduce_local_n_mode %d" % (op, k, rc))
-                    return 1
+                    return checks, failures + 1
                 for i, g in enumerate(groups):
                     compare("%s n-ary k=%d mode %d" % (op, k, mode), g, dst.raw[i * BLOCK:(i + 1) * BLOCK], want[i])
-    print("nvfp4_ml_dtypes: %d checks, %d failed" % (checks, failures))
-    return 1 if failures else 0
+    return checks, failures
 
 
 if __name__ == "__main__":

@@ -40,16 +40,25 @@ using base::MxOp;
 template <class F>
 constexpr bool serves = F::scale == base::BlockScale::UE4M3 && F::bits == 4 && F::ebits == 2 && F::mbits == 1;
 
+// x rounded to an integer, ties to even, whatever rounding mode the caller
+// set (roundsd's own mode, not MXCSR's: the base's rule is integer code).
+// The division before it may round either way in a directed mode and stay
+// on the same side of every midpoint (above: 2^-28 away or on it).
+[[gnu::always_inline]] inline double nearest_even(double x)
+{
+    return _mm_cvtsd_f64(_mm_round_sd(_mm_setzero_pd(), _mm_set_sd(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+}
+
 // The E4M3 code nearest q (in steps of 2^-9, q >= 0), saturated at 448.
 [[gnu::always_inline]] inline unsigned e4m3_code(double q)
 {
     constexpr double largest = 448.0 * 512;   // 0x7e's steps
     if (q >= largest) return 0x7e;
-    if (q < 16) return unsigned(__builtin_rint(q));   // subnormals and the first binade: one step apart (code = steps)
+    if (q < 16) return unsigned(nearest_even(q));   // subnormals and the first binade: one step apart (code = steps)
     uint64_t bits;
     std::memcpy(&bits, &q, sizeof bits);
     const int e = int(bits >> 52) - 1023;              // floor(log2 q) >= 4: steps of 2^(e-3)
-    const unsigned m = unsigned(__builtin_rint(std::ldexp(q, 3 - e)));   // 8 .. 16 (16: the next binade)
+    const unsigned m = unsigned(nearest_even(std::ldexp(q, 3 - e)));   // 8 .. 16 (16: the next binade)
     return (unsigned(e - 2) << 3) + (m - 8);
 }
 
