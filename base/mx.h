@@ -110,13 +110,6 @@ template <class T> concept Mx = is_mx<T>;
 
 inline constexpr uint8_t kMxNanScale = 0xff;
 
-// Whether a block's scale byte is NaN (UE4M3: either sign).
-template <class F> OPF_HD inline bool block_nan_scale(unsigned scale)
-{
-    if constexpr (F::scale == BlockScale::E8M0) return scale == kMxNanScale;
-    else return (scale & 0x7f) == 0x7f;
-}
-
 // Element i's code (its Bits bits) of a block: never reads past the block.
 template <class F> OPF_HD inline unsigned mx_code(const uint8_t *block, int i)
 {
@@ -146,11 +139,17 @@ template <class F> OPF_HD inline void mx_put_codes(uint8_t *block, const uint8_t
 }
 
 // Whether an element code is NaN or infinite.
-template <class F> OPF_HD inline bool mx_nonfinite(unsigned c)
+template <class F> OPF_HD constexpr bool mx_nonfinite(unsigned c)
 {
     if constexpr (F::special == 1) return (c & 0x7f) == 0x7f;
     else if constexpr (F::special == 2) return (c & 0x7c) == 0x7c;
     else return false;
+}
+// Whether a block's scale byte is NaN: E8M0's 0xFF, or an E4M3 NaN code (either sign).
+template <class F> OPF_HD constexpr bool block_nan_scale(unsigned scale)
+{
+    if constexpr (F::scale == BlockScale::E8M0) return scale == kMxNanScale;
+    else return mx_nonfinite<E4M3Element>(scale);
 }
 // A finite element code's value in steps of 2^qmin (signed, exact: at most
 // 2^32 for E5M2's 57344 * 2^16).

@@ -76,7 +76,7 @@ template <class F, class Isa> struct Kernels : BlockCalls<Kernels<F, Isa>, sizeo
         int32_t v[256];
         constexpr ScaleSteps() : v{}
         {
-            for (unsigned s = 0; s < 256; ++s) v[s] = (s & 0x7f) == 0x7f ? 0 : int32_t(base::mx_steps<base::E4M3Element>(s));
+            for (unsigned s = 0; s < 256; ++s) v[s] = base::block_nan_scale<F>(s) ? 0 : int32_t(base::mx_steps<base::E4M3Element>(s));
         }
     } scale_steps{};
 
@@ -111,7 +111,7 @@ template <class F, class Isa> struct Kernels : BlockCalls<Kernels<F, Isa>, sizeo
         bool nan = false;
         for (int j = 0; j < k; ++j) {
             const unsigned s = in[j][0];
-            nan |= (s & 0x7f) == 0x7f;
+            nan |= base::block_nan_scale<F>(s);
             const __m128i codes = nibbles(in[j]);
             for (int r = 0; r < R; ++r) {
                 const I v = value(lanes(codes, r), scale_steps.v[s]);
