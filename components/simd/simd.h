@@ -602,24 +602,25 @@ template <class T> struct Fp8SumViaHalf {
         return as<W>(normal > subnormal ? normal : subnormal) | (code & 0x8000u);
     }
     // binary16 bits of the even (low byte) and odd (high byte) codes of each 16-bit lane
-    template <class V> [[gnu::always_inline]] static Words<V> even(V x)
+    // (AsOcp: E5M2FNUZ's bytes taken as OCP E5M2's, its fast form below)
+    template <bool AsOcp = false, class V> [[gnu::always_inline]] static Words<V> even(V x)
     {
         const Words<V> w = as<Words<V>>(x);
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w << 8) >> 1) & 0xbf80u;
-        else if constexpr (fnuz) return fnuz_e5m2_half(Words<V>(w << 8));
+        else if constexpr (fnuz && !AsOcp) return fnuz_e5m2_half(Words<V>(w << 8));
         else return w << 8;
     }
-    template <class V> [[gnu::always_inline]] static Words<V> odd(V x)
+    template <bool AsOcp = false, class V> [[gnu::always_inline]] static Words<V> odd(V x)
     {
         const Words<V> w = as<Words<V>>(x);
         if constexpr (e4m3) return as<Words<V>>(as<SWords<V>>(w) >> 1) & 0xbf80u;
-        else if constexpr (fnuz) return fnuz_e5m2_half(w);
+        else if constexpr (fnuz && !AsOcp) return fnuz_e5m2_half(w);
         else return w & 0xff00u;
     }
     // binary16 bits to the code, nearest even, in the high byte of the lane
     // (the low byte is left over): the bits below the code's last are
     // rounded off by integer addition, the carry running into the exponent.
-    template <class W> [[gnu::always_inline]] static W round(W h)
+    template <bool AsOcp = false, class W> [[gnu::always_inline]] static W round(W h)
     {
         if constexpr (e4m3) {
             // |h| < 0x4400: no carry into the sign; t << 1 has the magnitude's
@@ -631,7 +632,7 @@ template <class T> struct Fp8SumViaHalf {
             // magnitude reaches bit 15, and the minimum with 0x8000 is the
             // NaN, which the sign bit leaves as it is
             return (h & 0x8000u) | umin(mag, W{} + (fnuz ? 0x8000u : 0x7fffu));
-        } else if constexpr (fnuz) {
+        } else if constexpr (fnuz && !AsOcp) {
             // The magnitude's code in the high byte: from the binade 2^-14 on,
             // rounded and its exponent a step up (+ 0x400), below it a
             // binary16 subnormal's bits << 1 (exact); the smaller of the two
@@ -646,9 +647,9 @@ template <class T> struct Fp8SumViaHalf {
         }
     }
     // The codes of the even and the odd lanes' sums back into one register of bytes.
-    template <class V, class W> [[gnu::always_inline]] static V codes(W even_sum, W odd_sum)
+    template <class V, bool AsOcp = false, class W> [[gnu::always_inline]] static V codes(W even_sum, W odd_sum)
     {
-        return as<V>((round(even_sum) >> 8) | (round(odd_sum) & 0xff00u));
+        return as<V>((round<AsOcp>(even_sum) >> 8) | (round<AsOcp>(odd_sum) & 0xff00u));
     }
     // x + y on 16-bit lanes of binary16 bits.
     template <class Isa, class W> [[gnu::always_inline]] static W add(W x, W y)
@@ -694,13 +695,9 @@ template <class T> struct Fp8SumViaHalf {
     template <class Isa, class V> [[gnu::always_inline]] static V compute(V a, V b)
     {
         if constexpr (fnuz && !e4m3) {
-            if (below_top_binades<Isa>(a, b)) [[likely]] {
-                const Words<V> wa = as<Words<V>>(a), wb = as<Words<V>>(b);
-                const Words<V> e = add<Isa>(Words<V>(wa << 8), Words<V>(wb << 8));
-                const Words<V> o = add<Isa>(Words<V>(wa & 0xff00u), Words<V>(wb & 0xff00u));
-                const auto ocp_round = [](Words<V> h) { return Words<V>(h + 0x7fu + ((h >> 8) & 1u)); };
-                return nan_from(a, b, as<V>(Words<V>((ocp_round(e) >> 8) | (ocp_round(o) & 0xff00u))));
-            }
+            if (below_top_binades<Isa>(a, b)) [[likely]]
+                return nan_from(a, b, codes<V, true>(add<Isa>(even<true>(a), even<true>(b)),
+                                                     add<Isa>(odd<true>(a), odd<true>(b))));
         }
         return nan_from(a, b, codes<V>(add<Isa>(even(a), even(b)), add<Isa>(odd(a), odd(b))));
     }
