@@ -9,5 +9,5 @@
 cd "$CI_ROOT"
 make -j"$(nproc)" check-deep TEST_SUITE_LOG=test-suite-deep.log; rc=$?
 ci_report_automake "$CI_ROOT/test-suite-deep.log" "$CI_ROOT/test-suite-deep-mpi.log"
-[ $rc -eq 0 ] || grep -E '^(FAIL|ERROR):' test-suite-deep.log test-suite-deep-mpi.log | head -20
+[ $rc -eq 0 ] || grep -E -A12 '^(FAIL|ERROR):' test-suite-deep.log test-suite-deep-mpi.log | head -80
 exit $rc

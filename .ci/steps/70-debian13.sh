@@ -18,5 +18,5 @@ if [ $rc = 77 ]; then
     exit 1
 fi
 ci_report_automake "$out/test-suite.log"
-[ -f "$out/test-suite.log" ] && grep -E "^(FAIL|ERROR):" "$out/test-suite.log" | head -20
+[ -f "$out/test-suite.log" ] && grep -E -A12 "^(FAIL|ERROR):" "$out/test-suite.log" | head -80
 exit $rc

@@ -29,5 +29,5 @@ if [ -f "$out/make.log" ]; then
         ci_report 0 1; rc=1
     fi
 fi
-[ -f "$out/test-suite.log" ] && grep -E "^(FAIL|ERROR):" "$out/test-suite.log" | head -20
+[ -f "$out/test-suite.log" ] && grep -E -A12 "^(FAIL|ERROR):" "$out/test-suite.log" | head -80
 exit $rc
