@@ -120,6 +120,22 @@ uint64_t read_xcr0()
     return (uint64_t(hi) << 32) | lo;
 }
 
+// Zen 4 (AMD family 19h, the only one of that family with AVX-512) runs a
+// 512-bit operation as two 256-bit halves: its 512-bit loads and stores move
+// no more bytes a cycle than 256-bit ones, and its kernels of plain lanes
+// ran 1.0-1.4x the time of AVX2's (docs/performance.md). CPUID has no bit
+// for this; the family says it. Zen 5 (family 1Ah) and Intel's AVX-512
+// cores execute them whole.
+bool splits_512_bit_operations()
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d)) return false;
+    const bool amd = b == 0x68747541u && d == 0x69746e65u && c == 0x444d4163u;   // "AuthenticAMD"
+    if (!amd || !__get_cpuid(1, &a, &b, &c, &d)) return false;
+    const unsigned family = ((a >> 8) & 0xf) + ((a >> 8 & 0xf) == 0xf ? (a >> 20) & 0xff : 0);
+    return family == 0x19;
+}
+
 void probe_x86(opf_hw_info_t *hw)
 {
     unsigned a, b, c, d;
@@ -148,6 +164,7 @@ void probe_x86(opf_hw_info_t *hw)
     const unsigned usable = usable_features(cpu, xcr0);
     hw->x86_features = usable;
     hw->x86_cpu_only = cpu & ~usable;
+    if (usable & OPF_X86_AVX512F) hw->x86_avx512_datapath_bits = splits_512_bit_operations() ? 256 : 512;
 }
 
 void x86_brand(char *out, std::size_t len)
@@ -372,6 +389,10 @@ void probe(opf_hw_info_t *hw)
     // op_base_isa_mask: components see a lower level, as on a CPU without
     // the features removed from it (the conformance run loops over levels).
     hw->x86_features &= unsigned(params.isa_mask);
+    // op_base_avx512_datapath: as on a core of the other kind.
+    if (params.avx512_datapath && hw->x86_avx512_datapath_bits)
+        hw->x86_avx512_datapath_bits = params.avx512_datapath == 1 ? 256 : 512;
+    if (!(hw->x86_features & OPF_X86_AVX512F)) hw->x86_avx512_datapath_bits = 0;
 #endif
 #ifdef OPF_HWPROBE_ARM
     probe_arm(hw);

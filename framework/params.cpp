@@ -61,6 +61,7 @@ Params params = {
     .selftest = 0,
     .hwloc_opencl = 0,
     .isa_mask = -1,
+    .avx512_datapath = 0,
     .threads = 1,
     .threads_min_bytes = int64_t(4) << 20,
     .threads_in_mpi = 0,
@@ -1064,6 +1065,12 @@ void register_framework_params()
           "x86 ISA features the components may see (the probed ones, masked by this list): remove a word to make "
           "every component take a lower level, as on a CPU without it (conformance runs loop over the levels)" INIT_ONLY_NOTE, 8,
           OPF_PARAM_SETTABLE, opf::x86_feature_word_list(), nullptr, &params.isa_mask},
+         INT64_MIN, INT64_MAX, true},
+        {{"op_base_avx512_datapath", OPF_PARAM_ENUM, "probed",
+          "How wide the components take the core's execution of a 512-bit operation to be: probed (256 bits on AMD "
+          "family 19h, Zen 4, which runs it as two 256-bit halves; 512 on other AVX-512 cores), 256 or 512 (as on "
+          "such a core; the checks of the avx512 component's choice run both)" INIT_ONLY_NOTE, 8,
+          OPF_PARAM_SETTABLE, "probed,256,512", nullptr, &params.avx512_datapath},
          INT64_MIN, INT64_MAX, true},
         {{"op_base_threads", OPF_PARAM_INT, "1",
           "Threads that share a large contiguous reduction of a predefined op (2-buffer, 3-buffer and n-ary calls): "

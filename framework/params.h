@@ -35,6 +35,7 @@ struct Params {
     int selftest;                 // op_base_selftest
     int hwloc_opencl;             // op_base_hwloc_opencl: let hwloc's OpenCL plugin list devices
     int64_t isa_mask;             // op_base_isa_mask: OPF_X86_* features components may see
+    int64_t avx512_datapath;      // op_base_avx512_datapath: 0 probed, 1 256 bits, 2 512 bits
     // The worker pool (workers.h)
     int64_t threads;              // op_base_threads: 1 off, N threads, 0 one per core
     int64_t threads_min_bytes;    // op_base_threads_min_bytes: the least each thread gets

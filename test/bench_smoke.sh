@@ -63,6 +63,7 @@ expect "64-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 64 random$' "$out"
 expect "16-byte aligned row" '^SUM +FLOAT +2 +1024 opframe .* 16 random$' "$out"
 expect "summary with alignment" '^2 +SUM +FLOAT +opframe .* @ 1024/(64|16)/random' "$out"
 expect "the selection's cost per alignment" '^the full call below 0.97 \(0.90\) of the fastest opframe provider: [0-9]+ \([0-9]+\) of [0-9]+ cells at 16; [0-9]+ \([0-9]+\) of [0-9]+ cells at 64;' "$out"
+expect "the selected kernel's cost per alignment" '^the selected kernel \(timed directly\) below 0.97 \(0.90\) of the fastest opframe provider: [0-9]+ \([0-9]+\) of [0-9]+ cells at 16; [0-9]+ \([0-9]+\) of [0-9]+ cells at 64;' "$out"
 
 # --data: each kind a row of its own, named; runs only for pair types; the
 # header says what each kind is; SUM's 2-buffer calls alternate with the inverse.

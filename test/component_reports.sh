@@ -123,10 +123,41 @@ OMPI_COMM_WORLD_RANK=4 OMPI_COMM_WORLD_LOCAL_RANK=1 OPF_MCA_opp=1 run "$scratch/
 check "MPI job: a node's other ranks stay quiet" lacks "$(err)" "unknown parameter opp"
 # The README's count of the avx512 component's slots is the tool's (where
 # the CPU runs avx512: elsewhere the component is disqualified, nothing to count).
+# Counted on a 512-bit datapath, where the component wins every slot it offers.
 readme=${srcdir:-.}/README.md
-run "$(built_components_path)" --kernels --parsable
+run "$(built_components_path)" --mca op_base_avx512_datapath 512 --kernels --parsable
 counted=$(echo "$out" | grep -c ':2buf:.*avx512')
+whole=$out
 if [ "$counted" -gt 0 ]; then
     check "README: the avx512 slot count is opframe_info's ($counted)" grep -q "| \`avx512\` | $counted host slots" "$readme"
+
+    # ---- the avx512 component on a core that splits 512-bit operations (Zen 4)
+    # The kernels that are AVX2's widened go to avx2 (op_avx512_split_priority
+    # 35 < 40), in both forms and the streaming tier; those that use what
+    # AVX-512 adds stay with avx512; a 512-bit datapath keeps them all.
+    slot() { echo "$1" | grep "^kernel:host:$2:" | cut -d: -f6- | tr '\n' ' '; }
+    run "$(built_components_path)" --mca op_base_avx512_datapath 256 --kernels --parsable
+    split=$out
+    for s in SUM:FLOAT:2buf SUM:FLOAT:3buf MAX:DOUBLE:3buf BAND:INT8:2buf SUM:INT64:3buf PROD:C_DOUBLE_COMPLEX:2buf AVG:FLOAT:3buf; do
+        check "split datapath: $s goes to avx2 ($(slot "$split" "$s"))" sh -c \
+            'echo "$1" | grep -q "avx2" && ! echo "$1" | grep -q avx512' - "$(slot "$split" "$s")"
+    done
+    for s in MAX:INT64:2buf PROD:UINT64:3buf SUM:FLOAT16:2buf SUM:BFLOAT16:3buf MAX:FLOAT8_E4M3:2buf \
+             MAXLOC:FLOAT_INT:3buf SUM:MXFP8_E4M3:2buf SUM:NVFP4:3buf; do
+        check "split datapath: $s stays with avx512 ($(slot "$split" "$s"))" contains "$(slot "$split" "$s")" avx512
+    done
+    check "512-bit datapath: SUM FLOAT is avx512's ($(slot "$whole" SUM:FLOAT:3buf))" \
+        contains "$(slot "$whole" SUM:FLOAT:3buf)" avx512
+    run "$(built_components_path)" --mca op_base_avx512_datapath 256 --mca op_avx512_split_priority 60 --kernels --parsable
+    check "split datapath, op_avx512_split_priority 60: SUM FLOAT back to avx512" \
+        contains "$(slot "$out" SUM:FLOAT:3buf)" avx512
+    check "split datapath, op_avx512_split_priority 60: as many avx512 slots as on 512 bits" \
+        test "$(echo "$out" | grep -c ':2buf:.*avx512')" = "$counted"
+    run "$(built_components_path)" --mca op_base_avx512_datapath 256 --explain sum float
+    check "explain, split datapath: avx512 offers SUM FLOAT at 35" contains "$out" "avx512 priority 35"
+    run "$(built_components_path)" --mca op_base_avx512_datapath 256 --hw
+    check "--hw names the datapath it was given" contains "$out" "AVX-512 datapath: 256 bits"
+    run "$(built_components_path)" --mca op_base_avx512_datapath 128 --hw
+    check "op_base_avx512_datapath 128 is refused, said" contains "$(err)" "op_base_avx512_datapath"
 fi
 summary

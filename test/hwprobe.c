@@ -197,8 +197,20 @@ static void check_isa(const opf_hw_info_t *hw)
         CHECK(probed == linux_says, "%s: probe says %d, /proc/cpuinfo says %d%s", isa[i].flag, probed,
               linux_says, (hw->x86_cpu_only & isa[i].bit) ? " (CPU has it, OS does not enable it)" : "");
     }
+    {   /* the AVX-512 datapath, from Linux's vendor and family: 256 bits on AMD family 25 (Zen 4) */
+        char vendor[64] = "", family[16] = "";
+        const int avx512 = (hw->x86_features & OPF_X86_AVX512F) != 0;
+        unsigned want = 0;
+        cpuinfo_line("vendor_id", vendor, sizeof vendor);
+        cpuinfo_line("cpu family", family, sizeof family);
+        if (avx512) want = strstr(vendor, "AuthenticAMD") && atoi(family) == 25 ? 256 : 512;
+        CHECK(hw->x86_avx512_datapath_bits == want, "AVX-512 datapath %u bits, want %u (vendor %s, family %s)",
+              hw->x86_avx512_datapath_bits, want, vendor, family);
+        printf("hwprobe: AVX-512 datapath %u bits (vendor%sfamily%s)\n", hw->x86_avx512_datapath_bits, vendor, family);
+    }
 #else
     (void)flags; (void)i;
+    CHECK(hw->x86_avx512_datapath_bits == 0, "an AVX-512 datapath off x86");
     CHECK(hw->x86_features == 0 && hw->x86_cpu_only == 0, "x86 features on a non-x86 build");
 #endif
 }

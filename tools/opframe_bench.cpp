@@ -244,6 +244,7 @@ struct Row {
     opf_count_t count;
     double ns;
     bool unserved = false;   // a provider timed below the least count it offers the slot for
+    std::string selected;    // the opframe row: the provider the selected table calls at this count
 };
 
 void progress(std::size_t done, std::size_t total)
@@ -303,34 +304,55 @@ void print_summary(const std::vector<Row> &rows, const GroupTime &group_time, bo
         std::printf("%s%s %30s %30s\n", lead, key.c_str(), vs, of);
     }
     // The selection's cost: cells where the full call (opframe) is slower than
-    // the fastest provider timed beside it, per alignment.
-    std::map<int, std::array<int, 3>> lag;   // align -> {cells, below 0.97, below 0.90}
-    double worst = 0;
-    std::string worst_at;
+    // the fastest provider timed beside it, per alignment; and, apart from
+    // what the call adds to its kernel (checks, dispatch: test/bench_call),
+    // cells where the kernel the selection calls, timed directly, is.
+    struct Lag {
+        std::map<int, std::array<int, 3>> cells;   // align -> {cells, below 0.97, below 0.90}
+        double worst = 0;
+        std::string worst_at;
+        void add(const Row &r, double ratio)
+        {
+            std::array<int, 3> &l = cells[r.align];
+            ++l[0];
+            l[1] += ratio < 0.97;
+            l[2] += ratio < 0.90;
+            if (worst_at.empty() || ratio < worst) {
+                worst = ratio;
+                worst_at = std::to_string(r.buffers) + "-buffer " + r.op + " " + r.type + " " + std::to_string(r.bytes) +
+                           "/" + std::to_string(r.align) + "/" + opf::data::kind_name(r.kind);
+            }
+        }
+        void say(const char *lead, const char *what) const
+        {
+            if (cells.empty()) return;
+            std::printf("%s%s below 0.97 (0.90) of the fastest opframe provider:", lead, what);
+            for (const auto &[align, l] : cells) std::printf(" %d (%d) of %d cells at %d;", l[1], l[2], l[0], align);
+            std::printf(" worst %.2f (%s)\n", worst, worst_at.c_str());
+        }
+    } full, kernel;
+    const auto same_cell = [](const Row &x, const Row &r) {
+        return x.buffers == r.buffers && x.align == r.align && x.kind == r.kind && x.op == r.op && x.type == r.type &&
+               x.bytes == r.bytes;
+    };
     for (const Row &r : rows) {
         if (r.provider != "opframe") continue;
-        double fastest = 0;
-        for (const Row &x : rows)
-            if (x.provider != "opframe" && x.provider != "ompi" && x.provider != "memref" && !x.unserved &&
-                x.buffers == r.buffers && x.align == r.align && x.kind == r.kind && x.op == r.op && x.type == r.type &&
-                x.bytes == r.bytes && (fastest == 0 || x.ns < fastest))
-                fastest = x.ns;
-        if (fastest <= 0) continue;
-        const double ratio = fastest / r.ns;
-        std::array<int, 3> &l = lag[r.align];
-        ++l[0];
-        l[1] += ratio < 0.97;
-        l[2] += ratio < 0.90;
-        if (worst_at.empty() || ratio < worst) {
-            worst = ratio;
-            worst_at = std::to_string(r.buffers) + "-buffer " + r.op + " " + r.type + " " + std::to_string(r.bytes) + "/" +
-                       std::to_string(r.align) + "/" + opf::data::kind_name(r.kind);
+        double fastest = 0, selected = 0;
+        for (const Row &x : rows) {
+            if (x.provider == "opframe" || x.provider == "ompi" || x.provider == "memref" || x.unserved ||
+                !same_cell(x, r))
+                continue;
+            if (fastest == 0 || x.ns < fastest) fastest = x.ns;
+            if (x.provider == r.selected) selected = x.ns;
         }
+        if (fastest <= 0) continue;
+        full.add(r, fastest / r.ns);
+        if (selected > 0) kernel.add(r, fastest / selected);
     }
-    if (lag.empty()) return;
-    std::printf("\n%sthe full call below 0.97 (0.90) of the fastest opframe provider:", lead);
-    for (const auto &[align, l] : lag) std::printf(" %d (%d) of %d cells at %d;", l[1], l[2], l[0], align);
-    std::printf(" worst %.2f (%s)\n", worst, worst_at.c_str());
+    if (full.cells.empty()) return;
+    std::printf("\n");
+    full.say(lead, "the full call");
+    kernel.say(lead, "the selected kernel (timed directly)");
 }
 
 // Bandwidth against size for the first (op, type): one line per provider and
@@ -858,15 +880,17 @@ int main(int argc, char **argv)
                     auto fa = reinterpret_cast<float *>(ra.data()), fb = reinterpret_cast<float *>(rb.data()),
                          fc = reinterpret_cast<float *>(rc.data());
                     const std::vector<double> ns = medians_ns(fns, o.samples);
+                    const char *selected = opf_slot_provider(op_id, kt, nbuf, count);
                     for (std::size_t k = 0; k < fns.size(); ++k)
                         rows.push_back({op_name, type_name, names[k], nbuf, align, kind, n_bytes, count, ns[k],
-                                        std::find(unserved.begin(), unserved.end(), names[k]) != unserved.end()});
+                                        std::find(unserved.begin(), unserved.end(), names[k]) != unserved.end(),
+                                        names[k] == "opframe" && selected ? selected : ""});
                     // The roofline on its own, after them: interleaved, its buffers
                     // evicted theirs (from 4 MiB the one timed after it ran up to 4x slower).
                     if (!wants(o, "memref")) continue;
                     const double ref = three ? median_ns([&] { reference_add3(fa, fb, fc, long(floats)); }, o.samples)
                                              : median_ns([&] { reference_add(fa, fb, long(floats)); }, o.samples);
-                    rows.push_back({op_name, type_name, "memref", nbuf, align, kind, n_bytes, count, ref});
+                    rows.push_back({op_name, type_name, "memref", nbuf, align, kind, n_bytes, count, ref, false, ""});
                 }
         }
     progress(total, total);

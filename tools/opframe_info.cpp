@@ -291,11 +291,16 @@ void show_hw(Printer &p)
         .add("pus", std::to_string(hw.pus)).add("numa_nodes", std::to_string(hw.numa_nodes))
         .add("l1d", std::to_string(hw.l1d_bytes)).add("l2", std::to_string(hw.l2_bytes)).add("l3", std::to_string(hw.l3_bytes))
         .add("hwloc", hw.hwloc ? "yes" : "no").add("devices", std::to_string(devices_of(hw).size()));
+    if (hw.x86_avx512_datapath_bits) r.add("avx512_datapath", std::to_string(hw.x86_avx512_datapath_bits));
     std::string text = std::string("CPU: ") + hw.cpu_model + "\nISA (CPU and OS): " + isa +
                        "\nISA the OS does not enable: " + cpu_only + "\nCores: " + std::to_string(hw.cores) +
                        ", PUs: " + std::to_string(hw.pus) + ", NUMA nodes: " + std::to_string(hw.numa_nodes) +
                        "\nCaches: L1d " + kib(hw.l1d_bytes) + ", L2 " + kib(hw.l2_bytes) + ", L3 " + kib(hw.l3_bytes) +
                        "\nTopology from: " + (hw.hwloc ? "hwloc" : "sysconf (no hwloc)");
+    if (hw.x86_avx512_datapath_bits == 256)
+        text += "\nAVX-512 datapath: 256 bits (a 512-bit operation runs as two halves)";
+    else if (hw.x86_avx512_datapath_bits)
+        text += "\nAVX-512 datapath: 512 bits";
     if (hw.arm_features) {   // an Arm CPU (getauxval)
         char arm[256];
         opf_hw_format_arm_features(hw.arm_features, arm, sizeof arm);

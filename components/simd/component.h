@@ -13,6 +13,10 @@
 //   min_bytes_param                     its op_<isa>_min_bytes (component_min_bytes says why and the default)
 //   table                               its kernels' SlotTable
 //   adjust(op, row, support, features)  per-feature variants of some slots
+//   and, optionally (avx512), split_priority_param and split_default with
+//   widened_avx2(op, kernel_type): the slots whose kernels are AVX2's in
+//   wider registers, offered at that priority on a core that executes
+//   512-bit operations as two halves (opf_hw_info_t.x86_avx512_datapath_bits 256)
 // The same template serves every architecture: its Check (X86Check below,
 // ArmCheck, RiscvCheck) is the only architecture-specific part.
 #pragma once
@@ -82,9 +86,10 @@ inline opf_count_t min_count_for(int kt, int64_t min_bytes)
 }
 
 // Offers a row's kernels (host memory, from min_count_for on) one kernel
-// type at a time; op_query's answer: 0 when something was offered, 1 for
-// nothing (REPLACE, NO_OP).
-inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int64_t min_bytes)
+// type at a time, each at priority_of(kernel_type); op_query's answer: 0
+// when something was offered, 1 for nothing (REPLACE, NO_OP).
+template <class PriorityOf>
+inline int offer_row(opf_module_t *module, const SlotRow &row, PriorityOf priority_of, int64_t min_bytes)
 {
     int offered = 0;
     for (int kt = 0; kt < OPF_KT_COUNT; ++kt) {
@@ -92,7 +97,7 @@ inline int offer_row(opf_module_t *module, const SlotRow &row, int priority, int
         opf_offer_t offer{};
         offer.struct_size = sizeof offer;
         offer.kernel_type = kt;
-        offer.priority = priority;
+        offer.priority = priority_of(kt);
         offer.min_count = min_count_for(kt, min_bytes);
         offer.kernel2 = row[kt].fn2;
         offer.kernel3 = row[kt].fn3;
@@ -138,12 +143,25 @@ struct X86Check {
 // Traits that name a min_bytes_param get it (x86: measured, component_min_bytes);
 // the others offer every count.
 template <class Isa> inline constexpr bool has_min_bytes_param = requires { Isa::min_bytes_param; };
+template <class Isa> inline constexpr bool has_split_priority = requires { Isa::split_priority_param; };
 
 template <class Isa, class Check = X86Check> struct Component {
     static inline int64_t priority = 0;
     static inline int64_t support = 0;   // bits of Isa::support_words
     static inline int64_t min_bytes = 0;
     static inline unsigned features = 0; // the ISA features seen at init_query (Check)
+    static inline int64_t split_priority = 0;   // Isa::split_priority_param, where it has one
+    static inline bool split_datapath = false;  // 512-bit operations run as two halves here
+
+    // The priority of slot (op_id, kernel type kt): the component's, or on a
+    // split datapath its split priority for the slots Isa::widened_avx2
+    // names (the streaming tier adds 1 to either).
+    static int priority_of(int op_id, int kt)
+    {
+        if constexpr (has_split_priority<Isa>)
+            if (split_datapath && Isa::widened_avx2(op_id, kt)) return int(split_priority);
+        return int(priority);
+    }
 
     static int register_params()
     {
@@ -164,12 +182,22 @@ template <class Isa, class Check = X86Check> struct Component {
         };
         for (const opf_param_spec_t &s : specs)
             if (s.name && opf_param_register(&s) != OPF_SUCCESS) return -1;
+        if constexpr (has_split_priority<Isa>) {
+            const opf_param_spec_t split = {
+                Isa::split_priority_param, OPF_PARAM_INT, Isa::split_default, Isa::split_help, 3, OPF_PARAM_SETTABLE,
+                nullptr, nullptr, &split_priority};
+            if (opf_param_register(&split) != OPF_SUCCESS) return -1;
+        }
         return 0;
     }
 
     static int init_query(const opf_hw_info_t *hw, char *reason, std::size_t reason_len)
     {
-        return Check::template qualify<Isa>(hw, reason, reason_len, features);
+        const int rc = Check::template qualify<Isa>(hw, reason, reason_len, features);
+        split_datapath = rc == 0 &&
+                         hw->struct_size >= offsetof(opf_hw_info_t, x86_avx512_datapath_bits) + sizeof(unsigned) &&
+                         hw->x86_avx512_datapath_bits == 256;
+        return rc;
     }
 
     static int op_query(int op_id, opf_module_t *module)
@@ -178,7 +206,7 @@ template <class Isa, class Check = X86Check> struct Component {
         SlotRow row;
         for (int kt = 0; kt < OPF_KT_COUNT; ++kt) row[kt] = Isa::table[op_id][kt];
         Isa::adjust(op_id, row, support, features);
-        return offer_row(module, row, int(priority), min_bytes);
+        return offer_row(module, row, [op_id](int kt) { return priority_of(op_id, kt); }, min_bytes);
     }
 
     static constexpr opf_component_t descriptor = {

@@ -26,6 +26,9 @@
 //                          bf16  AVX512-BF16 for bfloat16 rounding (off: integer rounding)
 //   op_avx512_min_bytes  smallest call it serves, bytes per buffer (size, default 128; smaller
 //                        calls go to the base, FLOAT16 and BFLOAT16 excepted: component.h, min_count_for)
+//   op_avx512_split_priority  priority of the kernels that are AVX2's in wider registers
+//                        (widened_avx2) on a core that runs 512-bit operations as two
+//                        halves (Zen 4; default 35, below avx2's 40)
 #include "components/simd/component.h"
 #include "components/simd/stream_offers.h"
 
@@ -43,6 +46,26 @@ struct Avx512 {
     static constexpr const char *support_param = "op_avx512_support";
     static constexpr const char *min_bytes_param = "op_avx512_min_bytes";
     static constexpr const char *support_words = "fp16,bf16";
+    static constexpr const char *split_priority_param = "op_avx512_split_priority";
+    static constexpr const char *split_default = "35";
+    static constexpr const char *split_help =
+        "Priority of the avx512 kernels that are AVX2's in wider registers (integers, float, double and complex, "
+        "but 64-bit integer MAX, MIN and PROD, which AVX2 has no instruction for) on a core that runs a 512-bit "
+        "operation as two 256-bit halves (AMD Zen 4: opframe_info --hw says 'AVX-512 datapath: 256 bits'). There "
+        "they took 1.0-1.4x avx2's time, so the default, 35, is below avx2's 40; elsewhere op_avx512_priority applies";
+
+    // On a split datapath a 512-bit load or store moves no more bytes a cycle
+    // than a 256-bit one, so a kernel that is AVX2's widened gains nothing and
+    // its two halves cost issue slots. The kernels that use what AVX-512 adds
+    // (the narrow floats' conversions and rounding, the pairs' masked blends,
+    // 64-bit integer compares and multiplies) keep op_avx512_priority.
+    static bool widened_avx2(int op_id, int kt)
+    {
+        const base::Nature nature = base::kernel_type_nature(kt);
+        const bool int64 = kt == OPF_KT_INT64 || kt == OPF_KT_UINT64;
+        if (int64 && (op_id == OPF_OPID_MAX || op_id == OPF_OPID_MIN || op_id == OPF_OPID_PROD)) return false;
+        return nature == base::Nature::Integer || nature == base::Nature::Real || nature == base::Nature::Complex;
+    }
     static constexpr const char *support_help =
         "ISA features the avx512 component may use where the CPU has them (remove a word to switch it off): "
         "fp16 = float16 MAX/MIN/SUM/PROD in native half precision and the binary16 sums of fp8 SUM (AVX512-FP16; off: "

@@ -3,7 +3,7 @@
 // own hooks (component.h). Compiled WITHOUT ISA flags, like the rest of the
 // life cycle; the kernels reach it as the constant tables declared here.
 //
-// The tier is offered at the component's priority + 1 and from a minimum
+// The tier is offered at the slot's priority + 1 (Component::priority_of) and from a minimum
 // count on (opf_offer_t.min_count), so the framework's size tiers send large
 // calls to it and everything below to the plain kernels, without a branch in
 // any kernel. The threshold is in bytes of one buffer: by default a quarter
@@ -62,7 +62,7 @@ template <class Isa> struct WithStreaming {
             opf_offer_t offer{};
             offer.struct_size = sizeof offer;
             offer.kernel_type = kt;
-            offer.priority = int(Base::priority) + 1;
+            offer.priority = Base::priority_of(op_id, kt) + 1;
             offer.min_count = (threshold + extent - 1) / extent;
             offer.kernel3 = s.fn3;
             offer.kernel_n = Isa::table[op_id][kt].fn_n ? s.fn_n : nullptr;

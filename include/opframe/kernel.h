@@ -140,6 +140,10 @@ typedef struct opf_hw_info {
     /* Appended (check struct_size before reading): the RISC-V ISA, 0 elsewhere */
     unsigned int riscv_features;       /* OPF_RISCV_* */
     unsigned int riscv_vlen_bits;      /* VLEN, the vector register width (CSR vlenb * 8); 0 without V */
+    /* Appended (check struct_size before reading): how wide the core
+     * executes a 512-bit operation: 512, or 256 where it runs it as two
+     * 256-bit halves (AMD family 19h, Zen 4); 0 without AVX-512 */
+    unsigned int x86_avx512_datapath_bits;
 } opf_hw_info_t;
 
 /* ---- parameter types (component.h declares, introspect.h describes) ------ */
