@@ -138,11 +138,12 @@ if [ "$counted" -gt 0 ]; then
     slot() { echo "$1" | grep "^kernel:host:$2:" | cut -d: -f6- | tr '\n' ' '; }
     run "$(built_components_path)" --mca op_base_avx512_datapath 256 --kernels --parsable
     split=$out
-    for s in SUM:FLOAT:2buf SUM:FLOAT:3buf MAX:DOUBLE:3buf BAND:INT8:2buf SUM:INT64:3buf PROD:C_DOUBLE_COMPLEX:2buf AVG:FLOAT:3buf; do
+    for s in SUM:FLOAT:2buf SUM:FLOAT:3buf MAX:DOUBLE:3buf BAND:INT8:2buf LOR:INT32:3buf SUM:INT64:3buf PROD:C_DOUBLE_COMPLEX:2buf \
+             AVG:FLOAT:3buf SUM:FLOAT16:2buf PROD:FLOAT16:3buf; do
         check "split datapath: $s goes to avx2 ($(slot "$split" "$s"))" sh -c \
             'echo "$1" | grep -q "avx2" && ! echo "$1" | grep -q avx512' - "$(slot "$split" "$s")"
     done
-    for s in MAX:INT64:2buf PROD:UINT64:3buf SUM:FLOAT16:2buf SUM:BFLOAT16:3buf MAX:FLOAT8_E4M3:2buf \
+    for s in MAX:INT64:2buf PROD:UINT64:3buf LAND:INT8:2buf MAX:FLOAT16:3buf SUM:BFLOAT16:3buf MAX:FLOAT8_E4M3:2buf \
              MAXLOC:FLOAT_INT:3buf SUM:MXFP8_E4M3:2buf SUM:NVFP4:3buf; do
         check "split datapath: $s stays with avx512 ($(slot "$split" "$s"))" contains "$(slot "$split" "$s")" avx512
     done

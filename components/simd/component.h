@@ -14,7 +14,7 @@
 //   table                               its kernels' SlotTable
 //   adjust(op, row, support, features)  per-feature variants of some slots
 //   and, optionally (avx512), split_priority_param and split_default with
-//   widened_avx2(op, kernel_type): the slots whose kernels are AVX2's in
+//   widened_avx2(op, kernel_type, features): the slots whose kernels are AVX2's in
 //   wider registers, offered at that priority on a core that executes
 //   512-bit operations as two halves (opf_hw_info_t.x86_avx512_datapath_bits 256)
 // The same template serves every architecture: its Check (X86Check below,
@@ -159,7 +159,7 @@ template <class Isa, class Check = X86Check> struct Component {
     static int priority_of(int op_id, int kt)
     {
         if constexpr (has_split_priority<Isa>)
-            if (split_datapath && Isa::widened_avx2(op_id, kt)) return int(split_priority);
+            if (split_datapath && Isa::widened_avx2(op_id, kt, features)) return int(split_priority);
         return int(priority);
     }
 

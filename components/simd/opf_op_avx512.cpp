@@ -49,22 +49,30 @@ struct Avx512 {
     static constexpr const char *split_priority_param = "op_avx512_split_priority";
     static constexpr const char *split_default = "35";
     static constexpr const char *split_help =
-        "Priority of the avx512 kernels that are AVX2's in wider registers (integers, float, double and complex, "
-        "but 64-bit integer MAX, MIN and PROD, which AVX2 has no instruction for) on a core that runs a 512-bit "
-        "operation as two 256-bit halves (AMD Zen 4: opframe_info --hw says 'AVX-512 datapath: 256 bits'). There "
-        "they took 1.0-1.4x avx2's time, so the default, 35, is below avx2's 40; elsewhere op_avx512_priority applies";
+        "Priority of the avx512 kernels that are AVX2's in wider registers (integers, float, double and complex but "
+        "LAND and 64-bit integer MAX, MIN and PROD; float16 SUM and PROD through float conversions) on a core that "
+        "runs a 512-bit operation as two 256-bit halves (AMD Zen 4: opframe_info --hw says 'AVX-512 datapath: 256 "
+        "bits'). There they took 1.0-1.4x avx2's time, so the default, 35, is below avx2's 40; elsewhere "
+        "op_avx512_priority applies";
 
     // On a split datapath a 512-bit load or store moves no more bytes a cycle
     // than a 256-bit one, so a kernel that is AVX2's widened gains nothing and
     // its two halves cost issue slots. The kernels that use what AVX-512 adds
-    // (the narrow floats' conversions and rounding, the pairs' masked blends,
-    // 64-bit integer compares and multiplies) keep op_avx512_priority.
-    static bool widened_avx2(int op_id, int kt)
+    // keep op_avx512_priority: LAND (the second compare under the first's
+    // mask: three instructions a register where AVX2 takes five; 0.7-0.85x
+    // avx2's time to 256 KiB on a Zen 4), 64-bit integer compares and
+    // multiplies (AVX2 has none), float16 natively (AVX512-FP16) and its
+    // MAX / MIN on the codes, bfloat16 and fp8 rounding, the pairs' blends,
+    // the blocks.
+    static bool widened_avx2(int op_id, int kt, unsigned x86)
     {
-        const base::Nature nature = base::kernel_type_nature(kt);
         const bool int64 = kt == OPF_KT_INT64 || kt == OPF_KT_UINT64;
         if (int64 && (op_id == OPF_OPID_MAX || op_id == OPF_OPID_MIN || op_id == OPF_OPID_PROD)) return false;
-        return nature == base::Nature::Integer || nature == base::Nature::Real || nature == base::Nature::Complex;
+        if (kt == OPF_KT_FLOAT16)   // through float, as avx2's F16C kernels, unless vaddph / vmulph do it
+            return (op_id == OPF_OPID_SUM || op_id == OPF_OPID_PROD) && !(x86 & OPF_X86_AVX512_FP16);
+        const base::Nature nature = base::kernel_type_nature(kt);
+        return op_id != OPF_OPID_LAND &&
+               (nature == base::Nature::Integer || nature == base::Nature::Real || nature == base::Nature::Complex);
     }
     static constexpr const char *support_help =
         "ISA features the avx512 component may use where the CPU has them (remove a word to switch it off): "
