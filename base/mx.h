@@ -498,7 +498,7 @@ template <class G> OPF_HD inline unsigned nearest_code(int64_t num, int64_t den)
     unsigned lo = 0;   // the largest code with steps(lo) * den <= num
     for (unsigned step = 1u << mx_top_bit(G::max_code); step; step >>= 1) {
         const unsigned t = lo + step;
-        lo = (t <= G::max_code) & (mx_steps<G>(t) * den <= num) ? t : lo;
+        lo = ((t <= G::max_code) & (mx_steps<G>(t) * den <= num)) ? t : lo;
     }
     const unsigned hi = lo + 1;
     const int64_t twice = 2 * num, midpoint = (mx_steps<G>(lo) + mx_steps<G>(hi)) * den;

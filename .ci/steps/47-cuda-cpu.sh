@@ -45,7 +45,7 @@ cuda_cppflags=$(sed -n 's/^CUDA_CPPFLAGS = //p' Makefile)
 mkdir "$scratch/host"
 g++ -std=c++20 -O2 -fPIC -shared -fvisibility=hidden -fno-strict-aliasing -ffp-contract=off -fno-fast-math \
     -Wno-unknown-pragmas -DHAVE_CONFIG_H -I. -Iinclude $cuda_cppflags \
-    components/cuda/opf_op_cuda.cpp components/cuda/host_mappings.cpp test/cudastub/cuda_kernels_cpu.cpp \
+    components/cuda/opf_op_cuda.cpp components/gpu/device_core.cpp components/cuda/host_mappings.cpp test/cudastub/cuda_kernels_cpu.cpp \
     -o "$scratch/host/opf_op_cuda.so" -L.libs -lopframe -Ltest/cudastub/.libs -lcudastub \
     -Wl,-rpath,"$CI_ROOT/test/cudastub/.libs" -Wl,-z,nodelete >"$scratch/host.log" 2>&1 &
 host_build=$!
@@ -60,7 +60,7 @@ run 1 env CUDASTUB_MUTATE=thread-index test/cuda_conformance_cpu --quick --seed 
 run 0 env OPF_MCA_op_cuda_block_size=32 OPF_MCA_op_cuda_max_blocks=3 test/cuda_conformance_cpu --quick --seed 48
 
 # 3. The host branches.
-echo "+ g++ ... components/cuda/opf_op_cuda.cpp components/cuda/host_mappings.cpp test/cudastub/cuda_kernels_cpu.cpp -> $scratch/host/opf_op_cuda.so"
+echo "+ g++ ... components/cuda/opf_op_cuda.cpp components/gpu/device_core.cpp components/cuda/host_mappings.cpp test/cudastub/cuda_kernels_cpu.cpp -> $scratch/host/opf_op_cuda.so"
 if wait $host_build; then
     passed=$((passed + 1))
     OPF_MCA_mca_component_path=$scratch/host

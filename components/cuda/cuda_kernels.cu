@@ -17,6 +17,8 @@
 #include "cuda_kernels.h"
 #include "cuda_ops.h"
 
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
 #include <string>
 
@@ -32,16 +34,17 @@ __global__ void nary_kernel(NaryInputs in, unsigned char *o, Plan p)
 }
 
 // Launches `kernel` over the plan's work items with the geometry's blocks.
-cudaError_t launch_grid(const void *kernel, const Plan &p, Geometry g, void **args, cudaStream_t stream)
+opf_gpu::Error launch_grid(const void *kernel, const Plan &p, Geometry g, void **args, opf_gpu::Stream stream)
 {
     const int64_t block = std::max(32, g.block);
     const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>((p.total + block - 1) / block,
                                                                   std::max(1, g.max_blocks)));
-    return cudaLaunchKernel(kernel, dim3(unsigned(blocks)), dim3(unsigned(block)), args, 0, stream);
+    return cudaLaunchKernel(kernel, dim3(unsigned(blocks)), dim3(unsigned(block)), args, 0,
+                            static_cast<cudaStream_t>(stream));
 }
 
 template <class T, class A>
-cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geometry g, cudaStream_t stream)
+opf_gpu::Error launch_n(const void *const in[], int k, void *out, int64_t n, Geometry g, opf_gpu::Stream stream)
 {
     if constexpr (!std::is_same_v<TwoInputs<T, A>, A>)
         if (k == 2) return launch_n<T, TwoInputs<T, A>>(in, k, out, n, g, stream);
@@ -59,7 +62,7 @@ cudaError_t launch_n(const void *const in[], int k, void *out, int64_t n, Geomet
 // The 3-buffer form: the n-ary kernel on two inputs (cuda_ops.h work_item;
 // launch_n takes the two-input accumulator, TwoInputs).
 template <class Op, class T>
-cudaError_t launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, cudaStream_t stream)
+opf_gpu::Error launch(const void *in1, const void *in2, void *out, int64_t n, Geometry g, opf_gpu::Stream stream)
 {
     const void *const in[2] = {in1, in2};
     return launch_n<T, NaryAccFor<Op, T, kChain>>(in, 2, out, n, g, stream);

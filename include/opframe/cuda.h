@@ -38,8 +38,8 @@
  * managed memory run on the GPU too, and may mix host and device buffers
  * (host operands are staged through device scratch; small mixed calls run on
  * the host, see op_cuda_staging_min_count). They return when the result is
- * in place. The component's source (components/cuda/opf_op_cuda.cpp)
- * documents the full rule.
+ * in place. The component's source (components/gpu/device_core.h, the
+ * host logic it shares with other GPU components) documents the full rule.
  *
  * Streams and device pointers of the application's CUDA runtime work with the
  * component's statically linked runtime: both use the primary context of
