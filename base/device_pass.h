@@ -29,3 +29,16 @@
 #elif defined(__HIP_DEVICE_COMPILE__)
 #define OPF_DEVICE_PASS 1
 #endif
+
+// AMD's toolchain (hipcc's host and device passes): the shared GPU code
+// leaves out what only NVIDIA's headers have (components/gpu/fp8_words.h).
+#if (defined(__HIP__) || defined(__HIPCC__)) && !defined(OPF_GPU_AMD)
+#define OPF_GPU_AMD 1
+#endif
+
+// The GPU kernels' device branches (typed loads and stores,
+// components/gpu/device_ops.h): in a device pass, and in the CPU stand-in,
+// which defines __CUDA_ARCH__ to compile them with the host compiler.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define OPF_DEVICE_BRANCHES 1
+#endif

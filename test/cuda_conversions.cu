@@ -5,7 +5,7 @@
 // floats to float16, bfloat16, FLOAT8_E4M3 and FLOAT8_E5M2; all 2^16 float16 and 2^8
 // fp8 codes to float. Any NaN matches any NaN; everything else bit for bit.
 //
-// And the fp8 word rules of the vector kernels (components/cuda/fp8_words.h:
+// And the fp8 word rules of the vector kernels (components/gpu/fp8_words.h:
 // MAX / MIN on the codes, SUM, PROD and the mean of two through binary16
 // pairs with the saturating conversion and its fix-up, the float
 // accumulators with paired conversions) against the same vectors element by

@@ -24,18 +24,12 @@ using opf_gpu::NaryForm;
 using opf_gpu::NaryKernel;
 using opf_gpu::SlotKernel;
 
-// The n-ary kernel of (op id, kernel type, form), or nullptr (no such kernel:
-// not computed on the GPU, a form the slot has not, REPLACE / NO_OP).
-const NaryKernel *nary_kernel(int op_id, int kernel_type, int form);
+using opf_gpu::arch_list;
+using opf_gpu::nary_kernel;
+using opf_gpu::slot_kernel;
 
-// The slot's kernels, or nullptr when the GPU does not compute (op id,
-// kernel type). REPLACE and NO_OP have kernels for the types the GPU computes:
-// they copy data bytes only (no pair padding, nothing past the true end).
-const SlotKernel *slot_kernel(int op_id, int kernel_type);
-
-// The GPU architectures this object was compiled for (__CUDA_ARCH_LIST__,
-// as "sm_75, sm_80, sm_90"), and the lowest one as major * 10 + minor.
-const char *arch_list();
+// The lowest GPU architecture this object was compiled for
+// (__CUDA_ARCH_LIST__), as major * 10 + minor.
 int lowest_arch();
 
 } // namespace opf_cuda

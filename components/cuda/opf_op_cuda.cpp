@@ -357,13 +357,6 @@ public:
     }
     Error stream_device(Stream stream, int &dev) override { return cudaStreamGetDevice(cuda_stream(stream), &dev); }
 
-    const opf_gpu::SlotKernel *slot_kernel(int op, int kt) override { return opf_cuda::slot_kernel(op, kt); }
-    const opf_gpu::NaryKernel *nary_kernel(int op, int kt, int form) override
-    {
-        return opf_cuda::nary_kernel(op, kt, form);
-    }
-    const char *arch_list() override { return opf_cuda::arch_list(); }
-
 private:
     static cudaStream_t cuda_stream(Stream s) { return static_cast<cudaStream_t>(s); }
     Driver driver{};

@@ -247,7 +247,7 @@ int use_device(int dev, Device *&out)
                            dev, be->error_name(e), be->error_string(e));
         if (__atomic_load_n(&verbose, __ATOMIC_RELAXED) > 0)   // not an error of any call: said once
             opf_component_log(0, "device %d: no usable kernel image (%s: %s; built for %s): its synchronous calls "
-                              "run on the host", dev, be->error_name(e), be->error_string(e), be->arch_list());
+                              "run on the host", dev, be->error_name(e), be->error_string(e), arch_list());
         d.probed.store(true, std::memory_order_release);
         return OPF_SUCCESS;
     }
@@ -478,8 +478,8 @@ struct Work {
     }
     std::atomic<int64_t> &grid_cache(Device &d) const { return two ? d.grid[op][kt] : d.grid_n[op][kt][form]; }
 };
-Work slot_work(int op, int kt) { return {op, kt, be->slot_kernel(op, kt), nullptr, 0}; }
-Work nary_work(int op, int kt, int form) { return {op, kt, nullptr, be->nary_kernel(op, kt, form), form}; }
+Work slot_work(int op, int kt) { return {op, kt, slot_kernel(op, kt), nullptr, 0}; }
+Work nary_work(int op, int kt, int form) { return {op, kt, nullptr, nary_kernel(op, kt, form), form}; }
 
 // ---- synchronous calls ------------------------------------------------------------
 // The device a synchronous call runs on when op_<component>_device does not
@@ -850,7 +850,7 @@ bool serves(int op, int kt)
 {
     if (!opf_slot_exists(op, kt)) return false;
     if (op == OPF_OPID_REPLACE || op == OPF_OPID_NO_OP) return extent_of[kt] > 0;
-    const SlotKernel *k = be->slot_kernel(op, kt);
+    const SlotKernel *k = slot_kernel(op, kt);
     return k && k->element_size == extent_of[kt];   // the layouts agree (they do on LP64)
 }
 
@@ -981,7 +981,7 @@ int op_query(int op_id, opf_module_t *module)
         offer.stream2 = e.sfn2;
         offer.stream3 = e.sfn3;
         for (int f : {kChain, kOnce})   // one launch for k inputs, where a kernel computes it
-            if (be->nary_kernel(op_id, kt, f)) {
+            if (nary_kernel(op_id, kt, f)) {
                 (f == kChain ? offer.device_n : offer.device_n_once) = e.fn_n[f];
                 (f == kChain ? offer.stream_n : offer.stream_n_once) = e.sfn_n[f];
             }

@@ -43,8 +43,9 @@
  *     (op_<component>_host_cache);
  *   - one entry point per slot, generated, offered at op_<component>_priority.
  *
- * The kernel tables (kernels.h) and the arithmetic (base/, OPF_HD) are the
- * vendor's kernel file's; the core only launches them.
+ * The kernel tables (kernels.h: slot_kernel, nary_kernel, from the one kernel
+ * source device_kernels.h) are compiled into the same module by the vendor's
+ * kernel file; the core launches them.
  */
 #pragma once
 
@@ -152,11 +153,6 @@ public:
     virtual Stream thread_stream() = 0;        // the calling thread's per-thread default stream
     virtual bool default_stream(Stream) = 0;   // one of the API's default streams
     virtual Error stream_device(Stream stream, int &dev) = 0;
-
-    // ---- the kernel tables
-    virtual const SlotKernel *slot_kernel(int op, int kt) = 0;
-    virtual const NaryKernel *nary_kernel(int op, int kt, int form) = 0;
-    virtual const char *arch_list() = 0;
 
 protected:
     ~Backend() = default;

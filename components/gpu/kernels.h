@@ -49,4 +49,15 @@ struct NaryKernel {
     int element_size;
 };
 
+// What the vendor's kernel file defines (components/gpu/device_kernels.h
+// for the tables): the slot's kernels, or nullptr where the GPU does not
+// compute (op id, kernel type) — REPLACE and NO_OP have kernels for the types
+// the GPU computes, copying data bytes only (no pair padding, nothing past the
+// true end); the n-ary kernel of a form, or nullptr (no such kernel, a form
+// the slot has not, REPLACE / NO_OP); and the architectures it was compiled
+// for, as the vendor names them ("sm_80, sm_90", "gfx90a, gfx942").
+const SlotKernel *slot_kernel(int op_id, int kernel_type);
+const NaryKernel *nary_kernel(int op_id, int kernel_type, int form);
+const char *arch_list();
+
 } // namespace opf_gpu

@@ -59,7 +59,7 @@
 //     at once), no-device-scope (its cudaSetDevice does nothing), dense-copy
 //     (its cudaMemcpy2DAsync of a padded type's data ranges copies whole
 //     elements: padding, and past the true end); and one of its kernels,
-//     compiled for the stand-in (cuda_ops.h): pair-store (a value-index pair
+//     compiled for the stand-in (components/gpu/device_ops.h): pair-store (a value-index pair
 //     stored as a whole struct, padding included, not field by field);
 //     double-release (its cuDevicePrimaryCtxRelease counts twice),
 //     query-as-host (its pointer queries that fail answer as for plain host

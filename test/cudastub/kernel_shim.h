@@ -16,7 +16,7 @@
 #include <vector_types.h>
 // Before __CUDA_ARCH__ is defined: their functions as the host compiles them
 // (the emulation of the GPU's float16 / fp8 instructions that
-// components/cuda/fp8_words.h and base/storage_hw.h call), not the device's
+// components/gpu/fp8_words.h and base/storage_hw.h call), not the device's
 // inline assembly.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -39,7 +39,7 @@ extern thread_local dim3 gridDim;
 #define __CUDA_ARCH__ 900
 #endif
 
-// The kernels' own mutations (cuda_ops.h), named by CUDASTUB_MUTATE.
+// The kernels' own mutations (components/gpu/device_ops.h), named by CUDASTUB_MUTATE.
 namespace cudastub {
 bool mutated(const char *name);
 }

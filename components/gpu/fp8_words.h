@@ -1,4 +1,4 @@
-// fp8_words.h — the cuda kernels' fp8 vectors four codes to a 32-bit word:
+// fp8_words.h — the GPU kernels' fp8 vectors four codes to a 32-bit word:
 // MAX / MIN on the codes with integer instructions, SUM, PROD and the mean
 // of two through binary16 pairs (half2), SUM rounded once and the mean of
 // other counts in float with the conversions two codes at a time (InFloat),
@@ -50,17 +50,24 @@
 #include <cstring>
 #include <type_traits>
 
+#include "base/semantics.h"
+
+// The binary16 and float word rules take NVIDIA's paired conversions
+// (cuda_fp16.h, cuda_fp8.h: instructions from sm_89 on, emulated on the
+// host); AMD's toolchain has none of them, and its kernels take the codes
+// rules and the element-by-element path.
+#if !defined(OPF_GPU_AMD)
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include "base/semantics.h"
 #include "base/storage_hw.h"
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 890
 #define OPF_FP8_HALF_WORDS 1
 #endif
+#endif
 
-namespace opf_cuda::fp8 {
+namespace opf_gpu::fp8 {
 
 namespace base = opf::base;
 
@@ -269,4 +276,4 @@ template <class T, base::Rounding M> requires is_fp8<T> struct WordRuleOf<T, bas
 #endif
 template <class T, class A> using WordRule = typename WordRuleOf<T, A>::type;
 
-} // namespace opf_cuda::fp8
+} // namespace opf_gpu::fp8
